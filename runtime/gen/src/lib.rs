@@ -1,0 +1,1 @@
+//! Graph generators (see the crate description).

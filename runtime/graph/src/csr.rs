@@ -1,0 +1,236 @@
+//! The compressed-sparse-row graph and the edge list it is built from.
+
+use rayon::prelude::*;
+
+/// Per-edge weights, kept in the precision the input had.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Weights {
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+}
+
+impl Weights {
+    pub fn len(&self) -> usize {
+        match self {
+            Weights::Int(w) => w.len(),
+            Weights::Float(w) => w.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The weight of edge `e` as an `f64` (exact for integers below 2^53).
+    pub fn get_f64(&self, e: usize) -> f64 {
+        match self {
+            Weights::Int(w) => w[e] as f64,
+            Weights::Float(w) => w[e],
+        }
+    }
+
+    fn permuted(&self, order: &[usize]) -> Weights {
+        match self {
+            Weights::Int(w) => Weights::Int(order.iter().map(|&i| w[i]).collect()),
+            Weights::Float(w) => Weights::Float(order.iter().map(|&i| w[i]).collect()),
+        }
+    }
+}
+
+/// How node ids in the graph map back to the ids written in the input file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeLabels {
+    /// Node `i` was written as `i + base` (0 for 0-based files, 1 for 1-based ones).
+    Offset(u64),
+    /// Node `i` was written as `ids[i]` (sparse or unordered ids, e.g. SNAP and LDBC files).
+    Explicit(Vec<u64>),
+}
+
+impl NodeLabels {
+    /// The id of node `v` as written in the input.
+    pub fn label(&self, v: u32) -> u64 {
+        match self {
+            NodeLabels::Offset(base) => v as u64 + base,
+            NodeLabels::Explicit(ids) => ids[v as usize],
+        }
+    }
+}
+
+/// A directed graph in compressed-sparse-row form. An undirected graph is stored with both directions of every
+/// edge. The out-edges of node `v` are `row_start[v]..row_start[v + 1]`, sorted by destination.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Csr {
+    /// `num_nodes + 1` offsets into `col`; `row_start[0] == 0`, non-decreasing.
+    pub row_start: Vec<u64>,
+    /// Destination of every edge.
+    pub col: Vec<u32>,
+    /// Weight of every edge, if the graph has them (same length as `col`).
+    pub weights: Option<Weights>,
+    /// The node ids as written in the input file.
+    pub labels: NodeLabels,
+}
+
+impl Csr {
+    pub fn num_nodes(&self) -> u32 {
+        (self.row_start.len() - 1) as u32
+    }
+
+    pub fn num_edges(&self) -> u64 {
+        self.col.len() as u64
+    }
+
+    /// The range of edge ids leaving `v`.
+    pub fn edge_range(&self, v: u32) -> std::ops::Range<usize> {
+        self.row_start[v as usize] as usize..self.row_start[v as usize + 1] as usize
+    }
+
+    /// The destinations of `v`'s out-edges.
+    pub fn neighbors(&self, v: u32) -> &[u32] {
+        &self.col[self.edge_range(v)]
+    }
+
+    pub fn degree(&self, v: u32) -> u32 {
+        (self.row_start[v as usize + 1] - self.row_start[v as usize]) as u32
+    }
+
+    /// The source node of every edge (the COO view), computed from the row offsets.
+    pub fn sources(&self) -> Vec<u32> {
+        let mut src = vec![0u32; self.col.len()];
+        for v in 0..self.num_nodes() {
+            let r = self.edge_range(v);
+            src[r].fill(v);
+        }
+        src
+    }
+
+    /// Checks the structural invariants documented on the fields; loaders and generators call it in tests.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if self.row_start.is_empty() || self.row_start[0] != 0 {
+            return Err("row_start must start with 0".into());
+        }
+        if self.row_start.windows(2).any(|w| w[0] > w[1]) {
+            return Err("row_start must be non-decreasing".into());
+        }
+        if *self.row_start.last().unwrap() != self.col.len() as u64 {
+            return Err("row_start must end at the number of edges".into());
+        }
+        let n = self.num_nodes();
+        if let Some(bad) = self.col.iter().position(|&d| d >= n) {
+            return Err(format!("edge {bad} points to node {} of {n}", self.col[bad]));
+        }
+        if let Some(w) = &self.weights {
+            if w.len() != self.col.len() {
+                return Err("weights must have one entry per edge".into());
+            }
+        }
+        if let NodeLabels::Explicit(ids) = &self.labels {
+            if ids.len() != n as usize {
+                return Err("explicit labels must have one entry per node".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What to do to an edge list while turning it into a [`Csr`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Add the reverse of every edge (with the same weight).
+    pub symmetrize: bool,
+    /// Drop edges `v -> v`.
+    pub drop_self_loops: bool,
+    /// Keep one edge per (source, destination) pair: the first one in input order.
+    pub dedupe: bool,
+}
+
+/// Edges in input order, as loaders and generators produce them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EdgeList {
+    pub num_nodes: u32,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub weights: Option<Weights>,
+    pub labels: NodeLabels,
+}
+
+impl EdgeList {
+    pub fn new(num_nodes: u32) -> Self {
+        EdgeList { num_nodes, src: Vec::new(), dst: Vec::new(), weights: None, labels: NodeLabels::Offset(0) }
+    }
+
+    /// Builds the CSR: edges are sorted by (source, destination), stably, so equal pairs keep input order and
+    /// `dedupe` keeps the first.
+    pub fn into_csr(self, opts: BuildOptions) -> Csr {
+        let EdgeList { num_nodes, mut src, mut dst, mut weights, labels } = self;
+        assert_eq!(src.len(), dst.len(), "edge list halves differ in length");
+        if opts.symmetrize {
+            let (s0, d0) = (src.clone(), dst.clone());
+            src.extend_from_slice(&d0);
+            dst.extend_from_slice(&s0);
+            weights = weights.map(|w| match w {
+                Weights::Int(mut v) => {
+                    v.extend_from_within(..);
+                    Weights::Int(v)
+                }
+                Weights::Float(mut v) => {
+                    v.extend_from_within(..);
+                    Weights::Float(v)
+                }
+            });
+        }
+        let mut order: Vec<usize> = (0..src.len()).filter(|&i| !(opts.drop_self_loops && src[i] == dst[i])).collect();
+        order.par_sort_by_key(|&i| (src[i], dst[i]));
+        if opts.dedupe {
+            order.dedup_by_key(|i| (src[*i], dst[*i]));
+        }
+        let mut row_start = vec![0u64; num_nodes as usize + 1];
+        for &i in &order {
+            row_start[src[i] as usize + 1] += 1;
+        }
+        for v in 0..num_nodes as usize {
+            row_start[v + 1] += row_start[v];
+        }
+        let col = order.iter().map(|&i| dst[i]).collect();
+        let weights = weights.map(|w| w.permuted(&order));
+        Csr { row_start, col, weights, labels }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> EdgeList {
+        let mut el = EdgeList::new(4);
+        for (s, d) in [(0, 1), (1, 2), (1, 2), (2, 2), (3, 0)] {
+            el.src.push(s);
+            el.dst.push(d);
+        }
+        el.weights = Some(Weights::Int(vec![5, 6, 7, 8, 9]));
+        el
+    }
+
+    #[test]
+    fn builds_sorted_rows_with_weights() {
+        let g = tiny().into_csr(BuildOptions::default());
+        g.check_invariants().unwrap();
+        assert_eq!(g.row_start, vec![0, 1, 3, 4, 5]);
+        assert_eq!(g.col, vec![1, 2, 2, 2, 0]);
+        assert_eq!(g.weights, Some(Weights::Int(vec![5, 6, 7, 8, 9])));
+    }
+
+    #[test]
+    fn symmetrize_dedupe_and_self_loops() {
+        let opts = BuildOptions { symmetrize: true, drop_self_loops: true, dedupe: true };
+        let g = tiny().into_csr(opts);
+        g.check_invariants().unwrap();
+        assert_eq!(g.neighbors(0), &[1, 3]);
+        assert_eq!(g.neighbors(1), &[0, 2]);
+        assert_eq!(g.neighbors(2), &[1]);
+        assert_eq!(g.neighbors(3), &[0]);
+        // Dedupe keeps the first (1,2) edge, weight 6.
+        let e = g.edge_range(1).start + 1;
+        assert_eq!(g.weights.as_ref().unwrap().get_f64(e), 6.0);
+        assert_eq!(g.sources(), vec![0, 0, 1, 1, 2, 3]);
+    }
+}

@@ -1,0 +1,1 @@
+//! Verification references (see the crate description).
