@@ -1,1 +1,55 @@
-fn main() {}
+//! `irgc`: check, compile and run graph programs written in the `.irg` language.
+
+mod check;
+mod compile;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+const ABOUT: &str = "irgc compiles graph algorithms written in the .irg language (kernels that sweep nodes, edges or \
+worklists, driven by a host plan) to GPU or CPU code, and runs them on real graphs.";
+
+const EXAMPLES: &str = "\
+Examples:
+  irgc check programs/bfs/bfs_worklist.irg           Parse and type-check a program
+  irgc check programs/**/*.irg                       Check many programs at once
+  irgc compile programs/cc/rem.irg --emit ir         Print the typed IR
+  irgc compile programs/cc/rem.irg --emit ast -o rem.ast
+
+Learn the language: docs/language.md. Programs that ship with irgc: programs/.";
+
+#[derive(Parser)]
+#[command(name = "irgc", version, about = ABOUT, after_help = EXAMPLES)]
+struct Cli {
+    /// When to colour diagnostics.
+    #[arg(long, value_enum, default_value = "auto", global = true)]
+    color: check::ColorChoice,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and type-check programs, reporting every error in each file.
+    #[command(after_help = "Exit status: 0 when every file is clean, 1 when any has errors, 2 on a usage error.")]
+    Check(check::CheckArgs),
+    /// Compile a program and print or write one stage of the result.
+    #[command(after_help = "Stages: `ast` (the syntax tree, as parsed), `ir` (the typed, validated IR).")]
+    Compile(compile::CompileArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = cli.color.enabled();
+    let result = match cli.command {
+        Command::Check(args) => check::run(&args, color),
+        Command::Compile(args) => compile::run(&args, color),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! The front end's entry point: read a program, load the modules it imports, parse, analyse, lower, validate.
+//!
+//! The standard library (`import std.NAME;`) is compiled into the binary from `stdlib/*.irg`, so an `irgc` binary
+//! carried to another machine needs no files beside it.
+
+use crate::diag::{Diagnostic, SourceMap};
+use crate::ir::Module;
+use crate::sema::{self, ParsedFile};
+use crate::span::{FileId, Span};
+use crate::syntax::{self, ast};
+
+/// The modules of `stdlib/`, by name.
+pub const STDLIB: &[(&str, &str)] = &[
+    ("unionfind", include_str!("../../../stdlib/unionfind.irg")),
+    ("coloring", include_str!("../../../stdlib/coloring.irg")),
+    ("random", include_str!("../../../stdlib/random.irg")),
+];
+
+/// Everything the front end produced for one program.
+pub struct Compilation {
+    pub sources: SourceMap,
+    /// Every parsed file, the program first.
+    pub files: Vec<(FileId, ast::SourceFile)>,
+    /// The lowered, validated module: present only when there were no errors.
+    pub module: Option<Module>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compilation {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Parses and lowers a program given as text; `name` is used in diagnostics and as the module name's source.
+pub fn compile_source(name: &str, source: &str) -> Compilation {
+    let mut sources = SourceMap::new();
+    let main = sources.add(name, source);
+    let mut diagnostics = Vec::new();
+    let (ast, diags) = syntax::parse(main, source);
+    diagnostics.extend(diags);
+    let mut files = vec![(main, ast)];
+    let mut loaded: Vec<String> = Vec::new();
+    // Breadth-first over imports; each module is loaded once.
+    let mut i = 0;
+    while i < files.len() {
+        let imports: Vec<(Vec<String>, Span)> = files[i]
+            .1
+            .items
+            .iter()
+            .filter_map(|item| match &item.kind {
+                ast::ItemKind::Import(path) => Some((path.iter().map(|p| p.node.clone()).collect(), item.span)),
+                _ => None,
+            })
+            .collect();
+        for (path, span) in imports {
+            let dotted = path.join(".");
+            if path.len() != 2 || path[0] != "std" {
+                diagnostics.push(
+                    Diagnostic::error(span, format!("cannot import `{dotted}`"))
+                        .label("unknown module")
+                        .note("modules come from the standard library: `import std.NAME;`"),
+                );
+                continue;
+            }
+            if loaded.contains(&path[1]) {
+                continue;
+            }
+            match STDLIB.iter().find(|(n, _)| *n == path[1]) {
+                Some((n, text)) => {
+                    loaded.push(n.to_string());
+                    let id = sources.add(format!("std/{n}.irg"), *text);
+                    let (ast, diags) = syntax::parse(id, text);
+                    diagnostics.extend(diags);
+                    files.push((id, ast));
+                }
+                None => {
+                    let known: Vec<&str> = STDLIB.iter().map(|(n, _)| *n).collect();
+                    diagnostics.push(
+                        Diagnostic::error(span, format!("no module `{dotted}`"))
+                            .label("not in the standard library")
+                            .note(format!("standard modules: {}", known.join(", "))),
+                    );
+                }
+            }
+        }
+        i += 1;
+    }
+    let module_name = std::path::Path::new(name).file_stem().and_then(|s| s.to_str()).unwrap_or("program").to_string();
+    let parsed: Vec<ParsedFile<'_>> =
+        files.iter().enumerate().map(|(i, (id, ast))| ParsedFile { file: *id, ast, is_main: i == 0 }).collect();
+    let syntax_ok = !diagnostics.iter().any(Diagnostic::is_error);
+    let (module, diags) = sema::lower(&module_name, &parsed);
+    diagnostics.extend(diags);
+    let module = if syntax_ok { module } else { None };
+    Compilation { sources, files, module, diagnostics }
+}
+
+/// Reads and compiles a program file.
+pub fn compile_file(path: &std::path::Path) -> std::io::Result<Compilation> {
+    let bytes = std::fs::read(path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text ({e})")))?;
+    Ok(compile_source(&path.display().to_string(), &text))
+}

@@ -1,0 +1,622 @@
+//! The typed intermediate representation: what the backends and optimisations work on.
+//!
+//! This rustdoc is the IR's specification; [`validate`](crate::ir::validate) checks every invariant listed here.
+//!
+//! # Shape
+//! A [`Module`] holds program-wide entities in [`Arena`]s: `params` (host scalars from the command line),
+//! `globals` (device arrays: per node, per edge, dense), `worklists`, device `functions`, `kernels` (device entry
+//! points) and one host `plan`. Kernels and the plan are different entities: device-only statements (`ForAll`,
+//! `Push`, atomics, `Reduce`, `Barrier`) live in kernels and functions, host-only statements (`Invoke`, `Pipe`,
+//! `Hybrid`, `Fill`, `Clear`) in the plan.
+//!
+//! Every function, kernel and the plan own a [`Body`]: a `locals` arena (parameters first), an `exprs` arena and a
+//! statement tree. Expressions are pure trees (no side effects, every node typed); side effects — stores,
+//! atomics, calls, pushes, invokes — are statements, and an effect that produces a value writes it to a local.
+//!
+//! # Invariants (checked by the validator)
+//! 1. Every handle points into the arena it names; expressions refer only to expressions and locals of their own
+//!    body, and an expression's operands are earlier in the arena than the expression itself (no cycles).
+//! 2. Every expression's `ty` agrees with its operands (see [`ExprKind`] for each rule); conditions are `bool`.
+//! 3. `Break` and `Continue` appear only inside `Loop` or `For`; `Return` only in functions, with the declared type.
+//! 4. Device-only statements appear only in kernels and functions; host-only statements only in the plan; a
+//!    `ForAll`/`ForTile` only in kernels, and not inside a serial loop; `Barrier` and shared arrays only inside a
+//!    `ForTile`; `Reduce` only in a kernel that declares a reduction, with its type.
+//! 5. Device functions do not call themselves, directly or indirectly.
+//! 6. Dense-array dimensions and output-check arguments are expressions of the plan's arena that use only
+//!    params, literals and graph sizes.
+
+pub mod arena;
+pub mod print;
+pub mod validate;
+
+pub use arena::{Arena, Handle};
+
+use crate::span::Span;
+use std::fmt;
+
+/// The scalar types. `Node` and `Edge` are ids: a node id is 32-bit, an edge id 64-bit (graphs may have more than
+/// 2^32 edges); they compare like unsigned integers but take no arithmetic without a cast.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Bool,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+    Node,
+    Edge,
+}
+
+impl Scalar {
+    pub fn from_name(name: &str) -> Option<Scalar> {
+        Some(match name {
+            "bool" => Scalar::Bool,
+            "i32" => Scalar::I32,
+            "u32" => Scalar::U32,
+            "i64" => Scalar::I64,
+            "u64" => Scalar::U64,
+            "f32" => Scalar::F32,
+            "f64" => Scalar::F64,
+            "node" => Scalar::Node,
+            "edge" => Scalar::Edge,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::I32 => "i32",
+            Scalar::U32 => "u32",
+            Scalar::I64 => "i64",
+            Scalar::U64 => "u64",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Node => "node",
+            Scalar::Edge => "edge",
+        }
+    }
+
+    /// Plain integers (not ids, not bool).
+    pub fn is_int(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64)
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, Scalar::I32 | Scalar::I64)
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::F32 | Scalar::F64)
+    }
+
+    pub fn is_numeric(self) -> bool {
+        self.is_int() || self.is_float()
+    }
+
+    pub fn is_id(self) -> bool {
+        matches!(self, Scalar::Node | Scalar::Edge)
+    }
+
+    /// Size in bits as stored in device memory.
+    pub fn bits(self) -> u32 {
+        match self {
+            Scalar::Bool => 8,
+            Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::Node => 32,
+            Scalar::I64 | Scalar::U64 | Scalar::F64 | Scalar::Edge => 64,
+        }
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    pub name: String,
+    /// The input graph, if the program declares one.
+    pub graph: Option<GraphDecl>,
+    pub params: Arena<Param>,
+    pub globals: Arena<Global>,
+    pub worklists: Arena<Worklist>,
+    pub functions: Arena<Function>,
+    pub kernels: Arena<Kernel>,
+    pub plan: Body,
+    pub outputs: Vec<Output>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphDecl {
+    pub name: String,
+    /// The type edge weights are read as; `None` for an unweighted program.
+    pub weight: Option<Scalar>,
+    pub span: Span,
+}
+
+/// A host scalar given on the command line (`--param name=value`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Scalar,
+    pub default: Option<Literal>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum GlobalKind {
+    /// One element per node.
+    Node,
+    /// One element per edge.
+    Edge,
+    /// Dense, row-major; dimensions are expressions of the plan's arena (invariant 6).
+    Dense(Vec<Handle<Expr>>),
+}
+
+/// A device array.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: String,
+    pub kind: GlobalKind,
+    pub elem: Scalar,
+    pub span: Span,
+}
+
+/// A worklist: a device buffer of items plus counters. Items pushed during one kernel launch become the list's
+/// contents when the launch ends (the runtime swaps in and out buffers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Worklist {
+    pub name: String,
+    pub elem: Scalar,
+    pub span: Span,
+}
+
+/// A program result, written by `irgc run --out`; `check` says how `--verify` checks it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    pub global: Handle<Global>,
+    pub check: Option<Check>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Check {
+    /// BFS levels from a source node.
+    Bfs { source: Handle<Expr> },
+    /// Shortest-path distances from a source node, using the graph's weights.
+    Sssp { source: Handle<Expr> },
+    /// A component label per node (compared as a partition).
+    Components,
+    /// A colour per node.
+    Coloring,
+    /// The mate of each node (or `inf` for unmatched).
+    Matching,
+    /// A community per node (checked by modularity).
+    Communities,
+    /// All-pairs distances in a dense n×n array.
+    Apsp,
+}
+
+impl Check {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Check::Bfs { .. } => "bfs",
+            Check::Sssp { .. } => "sssp",
+            Check::Components => "components",
+            Check::Coloring => "coloring",
+            Check::Matching => "matching",
+            Check::Communities => "communities",
+            Check::Apsp => "apsp",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    /// The first locals of the body, in order.
+    pub params: Vec<Handle<Local>>,
+    pub ret: Option<Scalar>,
+    pub body: Body,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduceOp {
+    Any,
+    All,
+    Sum,
+    Min,
+    Max,
+}
+
+impl ReduceOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Any => "any",
+            ReduceOp::All => "all",
+            ReduceOp::Sum => "sum",
+            ReduceOp::Min => "min",
+            ReduceOp::Max => "max",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    pub name: String,
+    /// Scalar parameters: the first locals of the body.
+    pub params: Vec<Handle<Local>>,
+    /// What every thread's `Reduce` values combine into, returned to the host by `Invoke`.
+    pub reduction: Option<(ReduceOp, Scalar)>,
+    pub body: Body,
+    pub span: Span,
+}
+
+/// A function, kernel or plan body.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Body {
+    pub locals: Arena<Local>,
+    pub exprs: Arena<Expr>,
+    /// Block-shared arrays (kernels only, declared inside a `ForTile`).
+    pub shared: Arena<SharedArray>,
+    pub block: Block,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LocalType {
+    Scalar(Scalar),
+    /// A reference to a 1-D array of this element type (function parameters only).
+    ArrayRef(Scalar),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Local {
+    pub name: String,
+    pub ty: LocalType,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedArray {
+    pub name: String,
+    pub elem: Scalar,
+    /// Compile-time dimensions.
+    pub dims: Vec<u32>,
+    pub span: Span,
+}
+
+pub type Block = Vec<Statement>;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Literal {
+    Bool(bool),
+    /// The bits of an integer or id, zero-extended (negative values as two's complement of the expression type).
+    Int(u64),
+    Float(f64),
+    /// The largest value of the type (+∞ for floats).
+    Inf,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: Scalar,
+    pub span: Span,
+}
+
+/// Which array a load, store or atomic touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArrayRef {
+    Global(Handle<Global>),
+    Shared(Handle<SharedArray>),
+    /// An array-reference parameter of a function.
+    Param(Handle<Local>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinaryOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(self, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    Min,
+    Max,
+    Abs,
+    /// Count trailing zeros (the width of the type for zero).
+    Ctz,
+    /// Count leading zeros.
+    Clz,
+    Popcount,
+    Sqrt,
+    /// `random(seed, i)`: a deterministic 64-bit hash of two `u64`s (splitmix64-based); the same on every backend.
+    Random,
+    /// `select(c, a, b)`: `a` if `c` else `b`, both evaluated.
+    Select,
+}
+
+impl MathFn {
+    pub fn name(self) -> &'static str {
+        match self {
+            MathFn::Min => "min",
+            MathFn::Max => "max",
+            MathFn::Abs => "abs",
+            MathFn::Ctz => "ctz",
+            MathFn::Clz => "clz",
+            MathFn::Popcount => "popcount",
+            MathFn::Sqrt => "sqrt",
+            MathFn::Random => "random",
+            MathFn::Select => "select",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GraphQuery {
+    NumNodes,
+    NumEdges,
+    /// Source node of an edge.
+    Src(Handle<Expr>),
+    /// Destination node of an edge.
+    Dst(Handle<Expr>),
+    Weight(Handle<Expr>),
+    Degree(Handle<Expr>),
+    /// The first out-edge of a node.
+    FirstEdge(Handle<Expr>),
+    /// One past the last out-edge of a node.
+    EndEdge(Handle<Expr>),
+}
+
+/// Expression kinds and their typing rules (invariant 2).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    /// Typed by the expression's `ty`.
+    Literal(Literal),
+    /// The value of a scalar local.
+    Local(Handle<Local>),
+    /// The value of a program parameter (readable everywhere).
+    Param(Handle<Param>),
+    /// An element: node arrays take a `node`, edge arrays an `edge`, dense and shared arrays one integer per
+    /// dimension. `ty` is the element type.
+    Load {
+        array: ArrayRef,
+        index: Vec<Handle<Expr>>,
+    },
+    /// `Neg`: signed or float; `Not`: bool; `BitNot`: integer. Same type as the operand.
+    Unary {
+        op: UnaryOp,
+        arg: Handle<Expr>,
+    },
+    /// Operands of one type. Arithmetic: numeric types (ids take none); bit operations and shifts: integers;
+    /// `And`/`Or`: bool; comparisons: any two equal types (ordering ones not on bool), result `bool`.
+    Binary {
+        op: BinaryOp,
+        left: Handle<Expr>,
+        right: Handle<Expr>,
+    },
+    /// Conversion to `ty` between numeric and id types (and from bool to integers).
+    Cast {
+        arg: Handle<Expr>,
+    },
+    Math {
+        fun: MathFn,
+        args: Vec<Handle<Expr>>,
+    },
+    Graph(GraphQuery),
+    /// The number of items in a worklist (plan only), `u64`.
+    WorklistSize(Handle<Worklist>),
+    /// An element of a device array read by the host (plan only).
+    HostLoad {
+        global: Handle<Global>,
+        index: Vec<Handle<Expr>>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    /// Compare and swap: stores `value` if the element equals `compare`.
+    CompareExchange,
+}
+
+impl AtomicOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "atomic_add",
+            AtomicOp::Sub => "atomic_sub",
+            AtomicOp::Min => "atomic_min",
+            AtomicOp::Max => "atomic_max",
+            AtomicOp::And => "atomic_and",
+            AtomicOp::Or => "atomic_or",
+            AtomicOp::Xor => "atomic_xor",
+            AtomicOp::Exchange => "atomic_exch",
+            AtomicOp::CompareExchange => "atomic_cas",
+        }
+    }
+}
+
+/// A function argument: a value, or an array passed by reference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg {
+    Value(Handle<Expr>),
+    Array(ArrayRef),
+}
+
+/// A parallel iteration space.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Space {
+    /// Every node.
+    Nodes,
+    /// Every edge (the edge-list view: `G.src(e)`, `G.dst(e)`).
+    Edges,
+    /// The out-edges of a node (nested parallelism).
+    OutEdges(Handle<Expr>),
+    /// The items of a worklist.
+    Worklist(Handle<Worklist>),
+    /// `[start, end)` over an integer or id type.
+    Range(Handle<Expr>, Handle<Expr>),
+    /// Two ranges: a 2-D index space.
+    Range2([(Handle<Expr>, Handle<Expr>); 2]),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statement {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StmtKind {
+    /// Sets a scalar local (a `let`, a `var` or an assignment).
+    Assign {
+        local: Handle<Local>,
+        value: Handle<Expr>,
+    },
+    /// Writes an array element (device: any array; plan: one element of a global).
+    Store {
+        array: ArrayRef,
+        index: Vec<Handle<Expr>>,
+        value: Handle<Expr>,
+    },
+    /// An atomic read-modify-write on an array element, returning the old value into `result`.
+    Atomic {
+        op: AtomicOp,
+        array: ArrayRef,
+        index: Vec<Handle<Expr>>,
+        value: Handle<Expr>,
+        compare: Option<Handle<Expr>>,
+        result: Option<Handle<Local>>,
+    },
+    /// Calls a device function.
+    Call {
+        function: Handle<Function>,
+        args: Vec<Arg>,
+        result: Option<Handle<Local>>,
+    },
+    If {
+        cond: Handle<Expr>,
+        then: Block,
+        otherwise: Block,
+    },
+    /// Runs `body`, then `continuing`; leaves when `break_if` (evaluated after `continuing`) holds, or on `Break`.
+    /// `Continue` jumps to `continuing`.
+    Loop {
+        body: Block,
+        continuing: Block,
+        break_if: Option<Handle<Expr>>,
+    },
+    /// A sequential loop of `var` over `[start, end)`.
+    For {
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        body: Block,
+    },
+    /// A parallel loop: one logical thread per point of `space`, bound to `vars` (two for 2-D spaces).
+    ForAll {
+        vars: Vec<Handle<Local>>,
+        space: Space,
+        body: Block,
+    },
+    /// One thread block per tile; `threads` is the compile-time block shape. Shared arrays and barriers live here.
+    ForTile {
+        tile_vars: Vec<Handle<Local>>,
+        tiles: Space,
+        thread_vars: Vec<Handle<Local>>,
+        threads: Vec<u32>,
+        body: Block,
+    },
+    Break,
+    Continue,
+    Return(Option<Handle<Expr>>),
+    /// Appends an item to a worklist's next contents.
+    Push {
+        worklist: Handle<Worklist>,
+        value: Handle<Expr>,
+    },
+    /// Re-queues an item: the runtime relaunches the kernel over retried items until there are none.
+    Retry {
+        worklist: Handle<Worklist>,
+        value: Handle<Expr>,
+    },
+    /// Contributes to the kernel's reduction.
+    Reduce {
+        value: Handle<Expr>,
+    },
+    /// Waits for every thread of the tile.
+    Barrier,
+    /// Launches a kernel (plan only); a kernel with a reduction returns its result into `result`.
+    Invoke {
+        kernel: Handle<Kernel>,
+        args: Vec<Handle<Expr>>,
+        result: Option<Handle<Local>>,
+    },
+    /// Repeats `body` while the worklist is not empty (checked before each round).
+    Pipe {
+        worklist: Handle<Worklist>,
+        body: Block,
+    },
+    /// Runs `dense` when the worklist holds more than `threshold` × nodes items, `sparse` otherwise.
+    Hybrid {
+        worklist: Handle<Worklist>,
+        threshold: Handle<Expr>,
+        dense: Block,
+        sparse: Block,
+    },
+    /// Sets every element of a global (plan only).
+    Fill {
+        global: Handle<Global>,
+        value: Handle<Expr>,
+    },
+    /// Empties a worklist (plan only).
+    Clear {
+        worklist: Handle<Worklist>,
+    },
+    /// Pushes an item from the host (plan only).
+    HostPush {
+        worklist: Handle<Worklist>,
+        value: Handle<Expr>,
+    },
+}

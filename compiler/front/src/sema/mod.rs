@@ -1,0 +1,390 @@
+//! Semantic analysis: from the ASTs of a program and its imports to a validated IR [`Module`].
+//!
+//! Two passes. [`declare`](Sema::declare) walks the items of every file, evaluates constants, and gives every
+//! program-wide entity (param, global, worklist, function, kernel) its IR handle and signature, so bodies can refer
+//! to anything regardless of order. Then each body (functions, kernels, the plan) is lowered by
+//! [`body::BodyLowerer`], which resolves names, checks types and emits IR in one walk. Errors are collected, never
+//! thrown: lowering continues past a bad construct so one run reports every problem.
+
+mod body;
+mod consts;
+mod types;
+
+use crate::diag::Diagnostic;
+use crate::ir::{self, Arena, Body, GraphDecl, Handle, Literal, Module, ReduceOp, Scalar};
+use crate::span::{FileId, Span};
+use crate::syntax::ast::{self, ItemKind};
+use body::{BodyLowerer, Context};
+use consts::ConstVal;
+use std::collections::BTreeMap;
+
+pub use types::SCALAR_NAMES;
+
+/// What a top-level name refers to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Symbol {
+    Graph,
+    Param(Handle<ir::Param>),
+    Const(Literal, Scalar),
+    Global(Handle<ir::Global>),
+    Worklist(Handle<ir::Worklist>),
+    Function(Handle<ir::Function>),
+    Kernel(Handle<ir::Kernel>),
+}
+
+impl Symbol {
+    pub(crate) fn describe(&self) -> &'static str {
+        match self {
+            Symbol::Graph => "the graph",
+            Symbol::Param(_) => "a param",
+            Symbol::Const(..) => "a constant",
+            Symbol::Global(_) => "an array",
+            Symbol::Worklist(_) => "a worklist",
+            Symbol::Function(_) => "a function",
+            Symbol::Kernel(_) => "a kernel",
+        }
+    }
+}
+
+/// The program-wide symbol table and the module under construction.
+pub(crate) struct Sema {
+    pub(crate) module: Module,
+    pub(crate) symbols: BTreeMap<String, (Symbol, Span)>,
+    pub(crate) consts: BTreeMap<String, ConstVal>,
+    pub(crate) diags: Vec<Diagnostic>,
+    /// The program's own file (for diagnostics that have no better place).
+    pub(crate) main_file: FileId,
+}
+
+/// One parsed file; `is_main` is false for imported modules (which may hold only `fn` and `const`).
+pub struct ParsedFile<'a> {
+    pub file: FileId,
+    pub ast: &'a ast::SourceFile,
+    pub is_main: bool,
+}
+
+/// Lowers a program (its main file and every imported module) to IR. The module is returned only when there were
+/// no errors; it has then passed the validator.
+pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagnostic>) {
+    let mut sema = Sema {
+        module: Module {
+            name: name.to_string(),
+            graph: None,
+            params: Arena::new(),
+            globals: Arena::new(),
+            worklists: Arena::new(),
+            functions: Arena::new(),
+            kernels: Arena::new(),
+            plan: Body::default(),
+            outputs: Vec::new(),
+        },
+        symbols: BTreeMap::new(),
+        consts: BTreeMap::new(),
+        diags: Vec::new(),
+        main_file: files.iter().find(|f| f.is_main).map_or(FileId(0), |f| f.file),
+    };
+    let mut pending = Pending::default();
+    for f in files {
+        sema.declare(f, &mut pending);
+    }
+    sema.lower_bodies(&pending);
+    if sema.diags.iter().any(Diagnostic::is_error) {
+        return (None, sema.diags);
+    }
+    if let Err(errors) = ir::validate::validate(&sema.module) {
+        for e in errors {
+            sema.diags.push(
+                Diagnostic::error(e.span, format!("internal compiler error: invalid IR: {}", e.message))
+                    .note("this is a bug in irgc; please report it with the program"),
+            );
+        }
+        return (None, sema.diags);
+    }
+    (Some(sema.module), sema.diags)
+}
+
+/// Bodies and initialisers found by `declare`, lowered once every name is known.
+#[derive(Default)]
+struct Pending<'a> {
+    functions: Vec<(Handle<ir::Function>, &'a ast::Function)>,
+    kernels: Vec<(Handle<ir::Kernel>, &'a ast::Kernel)>,
+    /// (global, initialiser, dense dimensions)
+    globals: Vec<(Handle<ir::Global>, Option<&'a ast::Expr>, Option<&'a [ast::Expr]>)>,
+    outputs: Vec<&'a ast::OutputDecl>,
+    plans: Vec<(&'a ast::Block, Span)>,
+}
+
+impl Sema {
+    fn define(&mut self, name: &crate::span::Ident, sym: Symbol) -> bool {
+        if let Some((old, old_span)) = self.symbols.get(&name.node) {
+            let d = Diagnostic::error(name.span, format!("`{}` is defined more than once", name.node))
+                .label("defined again here")
+                .with_secondary(*old_span, format!("first defined here, as {}", old.describe()));
+            self.diags.push(d);
+            return false;
+        }
+        self.symbols.insert(name.node.clone(), (sym, name.span));
+        true
+    }
+
+    fn scalar(&mut self, t: &ast::TypeExpr) -> Option<Scalar> {
+        types::scalar(t).map_err(|d| self.diags.push(d)).ok()
+    }
+
+    fn declare<'a>(&mut self, f: &ParsedFile<'a>, pending: &mut Pending<'a>) {
+        for item in &f.ast.items {
+            let span = item.span;
+            if !f.is_main && !matches!(item.kind, ItemKind::Function(_) | ItemKind::Const { .. } | ItemKind::Import(_))
+            {
+                self.diags.push(
+                    Diagnostic::error(span, "an imported module may only define functions and constants")
+                        .label("not allowed in a module")
+                        .note("graphs, arrays, worklists, kernels and the plan belong to the main program"),
+                );
+                continue;
+            }
+            match &item.kind {
+                ItemKind::Import(_) | ItemKind::Error => {}
+                ItemKind::Graph { name, weight } => {
+                    let weight = weight.as_ref().and_then(|w| self.scalar(w));
+                    if let Some(old) = &self.module.graph {
+                        self.diags.push(
+                            Diagnostic::error(name.span, "a program has one graph")
+                                .label("second graph declared here")
+                                .with_secondary(old.span, "first graph declared here"),
+                        );
+                        continue;
+                    }
+                    if self.define(name, Symbol::Graph) {
+                        self.module.graph = Some(GraphDecl { name: name.node.clone(), weight, span: name.span });
+                    }
+                }
+                ItemKind::Param { name, ty, default } => {
+                    let Some(ty) = self.scalar(ty) else { continue };
+                    let default = default
+                        .as_ref()
+                        .and_then(|d| consts::eval(d, ty, &self.consts).map_err(|e| self.diags.push(e)).ok());
+                    let h =
+                        self.module.params.append(ir::Param { name: name.node.clone(), ty, default, span: name.span });
+                    self.define(name, Symbol::Param(h));
+                }
+                ItemKind::Const { name, ty, value } => {
+                    let Some(ty) = self.scalar(ty) else { continue };
+                    match consts::eval(value, ty, &self.consts) {
+                        Ok(lit) => {
+                            if self.define(name, Symbol::Const(lit, ty)) {
+                                self.consts.insert(name.node.clone(), (lit, ty));
+                            }
+                        }
+                        Err(d) => self.diags.push(d),
+                    }
+                }
+                ItemKind::Array { name, kind, elem, init } => {
+                    let Some(elem) = self.scalar(elem) else { continue };
+                    let (gk, dims) = match kind {
+                        ast::ArrayKind::Node => (ir::GlobalKind::Node, None),
+                        ast::ArrayKind::Edge => (ir::GlobalKind::Edge, None),
+                        ast::ArrayKind::Dense(d) => {
+                            if d.is_empty() || d.len() > 2 {
+                                self.diags.push(
+                                    Diagnostic::error(
+                                        span,
+                                        format!("a dense array has 1 or 2 dimensions, not {}", d.len()),
+                                    )
+                                    .label("wrong number of dimensions"),
+                                );
+                                continue;
+                            }
+                            (ir::GlobalKind::Dense(Vec::new()), Some(d.as_slice()))
+                        }
+                    };
+                    let h = self.module.globals.append(ir::Global {
+                        name: name.node.clone(),
+                        kind: gk,
+                        elem,
+                        span: name.span,
+                    });
+                    self.define(name, Symbol::Global(h));
+                    pending.globals.push((h, init.as_ref(), dims));
+                }
+                ItemKind::Worklist { name, elem } => {
+                    let elem = match elem {
+                        Some(t) => {
+                            let Some(s) = self.scalar(t) else { continue };
+                            if !matches!(s, Scalar::Node | Scalar::Edge | Scalar::U32 | Scalar::I32) {
+                                self.diags.push(
+                                    Diagnostic::error(t.span, format!("a worklist cannot hold {s}"))
+                                        .label("unsupported item type")
+                                        .note("worklist items are node, edge, u32 or i32"),
+                                );
+                                continue;
+                            }
+                            s
+                        }
+                        None => Scalar::Node,
+                    };
+                    let h =
+                        self.module.worklists.append(ir::Worklist { name: name.node.clone(), elem, span: name.span });
+                    self.define(name, Symbol::Worklist(h));
+                }
+                ItemKind::Output(decls) => pending.outputs.extend(decls.iter()),
+                ItemKind::Function(func) => {
+                    let mut body = Body::default();
+                    let mut params = Vec::new();
+                    for p in &func.params {
+                        match types::local_type(&p.ty, true) {
+                            Ok(ty) => params.push(body.locals.append(ir::Local {
+                                name: p.name.node.clone(),
+                                ty,
+                                span: p.name.span,
+                            })),
+                            Err(d) => self.diags.push(d),
+                        }
+                    }
+                    let ret = func.ret.as_ref().and_then(|r| self.scalar(r));
+                    let h = self.module.functions.append(ir::Function {
+                        name: func.name.node.clone(),
+                        params,
+                        ret,
+                        body,
+                        span: func.name.span,
+                    });
+                    self.define(&func.name, Symbol::Function(h));
+                    pending.functions.push((h, func));
+                }
+                ItemKind::Kernel(k) => {
+                    let mut body = Body::default();
+                    let mut params = Vec::new();
+                    for p in &k.params {
+                        match types::local_type(&p.ty, false) {
+                            Ok(ty) => params.push(body.locals.append(ir::Local {
+                                name: p.name.node.clone(),
+                                ty,
+                                span: p.name.span,
+                            })),
+                            Err(mut d) => {
+                                if matches!(p.ty.node, ast::TypeExprKind::ArrayRef(_)) {
+                                    d = d.note("kernels read program arrays by name; only device functions take array references");
+                                }
+                                self.diags.push(d)
+                            }
+                        }
+                    }
+                    let reduction = k.reduction.as_ref().and_then(|r| self.reduction(r));
+                    let h = self.module.kernels.append(ir::Kernel {
+                        name: k.name.node.clone(),
+                        params,
+                        reduction,
+                        body,
+                        span: k.name.span,
+                    });
+                    self.define(&k.name, Symbol::Kernel(h));
+                    pending.kernels.push((h, k));
+                }
+                ItemKind::Plan(block) => {
+                    if let Some((_, first)) = pending.plans.first() {
+                        self.diags.push(
+                            Diagnostic::error(span, "a program has one plan")
+                                .label("second plan")
+                                .with_secondary(*first, "first plan"),
+                        );
+                    } else {
+                        pending.plans.push((block, span));
+                    }
+                }
+            }
+        }
+    }
+
+    fn reduction(&mut self, r: &ast::Reduction) -> Option<(ReduceOp, Scalar)> {
+        let op = match r.op.node.as_str() {
+            "any" => ReduceOp::Any,
+            "all" => ReduceOp::All,
+            "sum" => ReduceOp::Sum,
+            "min" => ReduceOp::Min,
+            "max" => ReduceOp::Max,
+            other => {
+                self.diags.push(
+                    Diagnostic::error(r.op.span, format!("unknown reduction `{other}`"))
+                        .label("expected `any`, `all`, `sum`, `min` or `max`"),
+                );
+                return None;
+            }
+        };
+        let ty = match (&r.ty, op) {
+            (None, ReduceOp::Any | ReduceOp::All) => Scalar::Bool,
+            (Some(t), ReduceOp::Any | ReduceOp::All) => {
+                let ty = self.scalar(t)?;
+                if ty != Scalar::Bool {
+                    self.diags.push(Diagnostic::error(t.span, format!("`{}` reduces bool, not {ty}", op.name())));
+                    return None;
+                }
+                ty
+            }
+            (None, _) => {
+                self.diags.push(
+                    Diagnostic::error(r.span, format!("`{}` needs a type", op.name()))
+                        .label(format!("write e.g. `-> {} u64`", op.name())),
+                );
+                return None;
+            }
+            (Some(t), _) => {
+                let ty = self.scalar(t)?;
+                if !ty.is_numeric() && !(ty.is_id() && op != ReduceOp::Sum) {
+                    self.diags.push(Diagnostic::error(t.span, format!("cannot `{}` values of type {ty}", op.name())));
+                    return None;
+                }
+                ty
+            }
+        };
+        Some((op, ty))
+    }
+
+    fn lower_bodies(&mut self, pending: &Pending<'_>) {
+        // The plan's prologue first: dense-array sizes must be known before kernels index those arrays. Then
+        // array initialisers (as fills) and output checks.
+        let mut lw = BodyLowerer::new(self, Body::default(), Context::Plan);
+        for &(g, init, dims) in &pending.globals {
+            if let Some(dims) = dims {
+                let lowered = lw.dims(dims);
+                if let ir::GlobalKind::Dense(d) = &mut lw.sema.module.globals[g].kind {
+                    *d = lowered;
+                }
+            }
+            if let Some(init) = init {
+                lw.fill(g, init);
+            }
+        }
+        for o in &pending.outputs {
+            lw.output(o);
+        }
+        self.module.plan = lw.finish();
+        for &(h, func) in &pending.functions {
+            let body = std::mem::take(&mut self.module.functions[h].body);
+            let ret = self.module.functions[h].ret;
+            let params: Vec<_> = func.params.iter().map(|p| p.name.clone()).collect();
+            let body = BodyLowerer::new(self, body, Context::Function(ret)).lower_fn(&params, &func.body);
+            self.module.functions[h].body = body;
+        }
+        for &(h, k) in &pending.kernels {
+            let body = std::mem::take(&mut self.module.kernels[h].body);
+            let red = self.module.kernels[h].reduction;
+            let params: Vec<_> = k.params.iter().map(|p| p.name.clone()).collect();
+            let body = BodyLowerer::new(self, body, Context::Kernel(red)).lower_kernel(&params, &k.body, k.name.span);
+            self.module.kernels[h].body = body;
+        }
+        let prologue = std::mem::take(&mut self.module.plan);
+        let mut lw = BodyLowerer::new(self, prologue, Context::Plan);
+        match pending.plans.first() {
+            Some((block, _)) => lw.lower_plan(block),
+            None => {
+                let span = Span::new(lw.sema.main_file, 0, 0);
+                lw.sema.diags.push(
+                    Diagnostic::error(span, "the program has no `plan`")
+                        .note("add `plan { ... }` saying which kernels run, e.g. `plan { init(); }`"),
+                );
+            }
+        }
+        self.module.plan = lw.finish();
+    }
+}

@@ -1,0 +1,10 @@
+//! Source text to syntax tree: tokens ([`token`]), the lexer adapter ([`lexer`]), the grammar and its driver
+//! ([`parse`]), and the tree itself ([`ast`]).
+
+pub mod ast;
+pub mod lexer;
+pub mod parse;
+pub mod print;
+pub mod token;
+
+pub use parse::parse;

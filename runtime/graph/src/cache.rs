@@ -1,0 +1,326 @@
+//! A binary CSR cache, so a large text graph is parsed once and then loaded at disk speed.
+//!
+//! File layout, all little-endian:
+//!
+//! ```text
+//! 0   magic "IRGCCSR\0"
+//! 8   u32 version (CACHE_VERSION)
+//! 12  u8 weights kind (0 none, 1 i64, 2 f64), u8 labels kind (0 offset, 1 explicit), 2 zero bytes
+//! 16  u64 nodes n        24  u64 edges m        32  u64 label offset (0 when explicit)
+//! 40  u64 row_start[n + 1]
+//!     u32 col[m], then 4 zero bytes if m is odd (keeps every section a multiple of 8 bytes)
+//!     i64 or f64 weights[m]            (if any)
+//!     u64 labels[n]                    (if explicit)
+//!     u64 checksum of everything before it
+//! ```
+//!
+//! The header fixes the file's exact length, which is checked against the file size before anything is allocated,
+//! so a truncated or lying file is rejected cheaply; the checksum catches flipped bytes; and the decoded graph must
+//! pass [`Csr::check_invariants`]. [`load_graph_cached`] treats any of these failures as a cache miss and rebuilds.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use crate::csr::{Csr, NodeLabels, Weights};
+use crate::error::{display_name, LoadError, WriteError};
+use crate::load::{input_files, load_graph, splitmix64, LoadOptions, WeightSpec};
+
+/// Bumped whenever the layout, or the meaning of anything a cache holds (e.g. a loader fix), changes.
+pub const CACHE_VERSION: u32 = 1;
+const MAGIC: [u8; 8] = *b"IRGCCSR\0";
+const HEADER_LEN: u64 = 40;
+
+/// What [`load_graph_cached`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheOutcome {
+    /// A valid cache was found and used.
+    Hit,
+    /// There was no cache; the input was parsed and a cache written.
+    Built,
+    /// A cache existed but was invalid (truncated, corrupt, old version); the input was parsed and the cache
+    /// replaced.
+    Rebuilt,
+}
+
+/// A checksum over 8-byte words (every section of the file is a multiple of 8 bytes long).
+struct Checksum(u64);
+
+impl Checksum {
+    fn new() -> Self {
+        Checksum(0x243F_6A88_85A3_08D3)
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        debug_assert!(bytes.len() & 7 == 0);
+        for c in bytes.chunks_exact(8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        splitmix64(self.0)
+    }
+}
+
+/// Writes `g` as a cache file at `path`, atomically (a temporary file renamed into place), so a crash or a
+/// concurrent reader never sees half a cache.
+pub fn save_cache(g: &Csr, path: &Path) -> Result<(), WriteError> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let io_err = |source| WriteError::Io { path: path.to_path_buf(), source };
+    let result = write_cache(g, &tmp).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io_err)
+}
+
+fn write_cache(g: &Csr, path: &Path) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut sum = Checksum::new();
+    let mut put = |out: &mut BufWriter<File>, bytes: &[u8]| -> io::Result<()> {
+        sum.update(bytes);
+        out.write_all(bytes)
+    };
+    let (wkind, lkind, offset) = (
+        match &g.weights {
+            None => 0u8,
+            Some(Weights::Int(_)) => 1,
+            Some(Weights::Float(_)) => 2,
+        },
+        match &g.labels {
+            NodeLabels::Offset(_) => 0u8,
+            NodeLabels::Explicit(_) => 1,
+        },
+        match &g.labels {
+            NodeLabels::Offset(o) => *o,
+            NodeLabels::Explicit(_) => 0,
+        },
+    );
+    let mut header = Vec::with_capacity(HEADER_LEN as usize);
+    header.extend_from_slice(&MAGIC);
+    header.extend_from_slice(&CACHE_VERSION.to_le_bytes());
+    header.extend_from_slice(&[wkind, lkind, 0, 0]);
+    header.extend_from_slice(&(g.num_nodes() as u64).to_le_bytes());
+    header.extend_from_slice(&g.num_edges().to_le_bytes());
+    header.extend_from_slice(&offset.to_le_bytes());
+    put(&mut out, &header)?;
+
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    let mut section = |out: &mut BufWriter<File>, items: &mut dyn Iterator<Item = [u8; 8]>| -> io::Result<()> {
+        for item in items {
+            buf.extend_from_slice(&item);
+            if buf.len() >= 1 << 16 {
+                put(out, &buf)?;
+                buf.clear();
+            }
+        }
+        put(out, &buf)?;
+        buf.clear();
+        Ok(())
+    };
+    section(&mut out, &mut g.row_start.iter().map(|x| x.to_le_bytes()))?;
+    // Two u32 per word; an odd last one is padded with zeros.
+    section(
+        &mut out,
+        &mut g.col.chunks(2).map(|c| {
+            let hi = c.get(1).copied().unwrap_or(0);
+            (c[0] as u64 | (hi as u64) << 32).to_le_bytes()
+        }),
+    )?;
+    match &g.weights {
+        None => {}
+        Some(Weights::Int(w)) => section(&mut out, &mut w.iter().map(|x| x.to_le_bytes()))?,
+        Some(Weights::Float(w)) => section(&mut out, &mut w.iter().map(|x| x.to_bits().to_le_bytes()))?,
+    }
+    if let NodeLabels::Explicit(ids) = &g.labels {
+        section(&mut out, &mut ids.iter().map(|x| x.to_le_bytes()))?;
+    }
+    out.write_all(&sum.finish().to_le_bytes())?;
+    out.flush()
+}
+
+/// Reads a cache file written by [`save_cache`], verifying its length, checksum and structure.
+pub fn load_cache(path: &Path) -> Result<Csr, LoadError> {
+    let name = display_name(path);
+    let bad = |msg: &str| LoadError::invalid(&name, format!("not a valid graph cache: {msg}"));
+    let file = File::open(path).map_err(|e| LoadError::io(path, e))?;
+    let size = file.metadata().map_err(|e| LoadError::io(path, e))?.len();
+    let mut r = CacheReader { inner: BufReader::with_capacity(1 << 20, file), sum: Checksum::new() };
+    let io = |e: io::Error| {
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            bad("truncated")
+        } else {
+            LoadError::io(path, e)
+        }
+    };
+
+    if size < HEADER_LEN + 8 {
+        return Err(bad("shorter than the header"));
+    }
+    let mut header = [0u8; HEADER_LEN as usize];
+    r.read(&mut header).map_err(io)?;
+    if header[..8] != MAGIC {
+        return Err(bad("wrong magic bytes"));
+    }
+    let word = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().unwrap_or_default());
+    let version = u32::from_le_bytes(header[8..12].try_into().unwrap_or_default());
+    if version != CACHE_VERSION {
+        return Err(bad(&format!("version {version}, expected {CACHE_VERSION}")));
+    }
+    let (wkind, lkind) = (header[12], header[13]);
+    if wkind > 2 || lkind > 1 || header[14..16] != [0, 0] {
+        return Err(bad("unknown weight or label kind"));
+    }
+    let (n, m, offset) = (word(16), word(24), word(32));
+    if n >= u32::MAX as u64 {
+        return Err(bad("node count does not fit in 32 bits"));
+    }
+    // The exact length the header implies, in u128 so a lying header cannot overflow it.
+    let expected: u128 = HEADER_LEN as u128
+        + 8 * (n as u128 + 1)
+        + 8 * (m as u128).div_ceil(2)
+        + if wkind > 0 { 8 * m as u128 } else { 0 }
+        + if lkind == 1 { 8 * n as u128 } else { 0 }
+        + 8;
+    if expected != size as u128 {
+        return Err(bad(&format!("the header implies {expected} bytes but the file has {size}")));
+    }
+
+    let row_start = r.words(n + 1, |w| w).map_err(io)?;
+    let packed = r.words(m.div_ceil(2), |w| w).map_err(io)?;
+    let mut col = Vec::with_capacity(m as usize);
+    for w in packed {
+        col.push(w as u32);
+        col.push((w >> 32) as u32);
+    }
+    col.truncate(m as usize);
+    let weights = match wkind {
+        1 => Some(Weights::Int(r.words(m, |w| w as i64).map_err(io)?)),
+        2 => Some(Weights::Float(r.words(m, f64::from_bits).map_err(io)?)),
+        _ => None,
+    };
+    let labels =
+        if lkind == 1 { NodeLabels::Explicit(r.words(n, |w| w).map_err(io)?) } else { NodeLabels::Offset(offset) };
+    let computed = r.sum.finish();
+    let mut stored = [0u8; 8];
+    r.inner.read_exact(&mut stored).map_err(io)?;
+    if u64::from_le_bytes(stored) != computed {
+        return Err(bad("checksum mismatch"));
+    }
+    let g = Csr { row_start, col, weights, labels };
+    g.check_invariants().map_err(|e| bad(&e))?;
+    Ok(g)
+}
+
+/// Reads 8-byte words while updating the checksum.
+struct CacheReader {
+    inner: BufReader<File>,
+    sum: Checksum,
+}
+
+impl CacheReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        self.inner.read_exact(buf)?;
+        self.sum.update(buf);
+        Ok(())
+    }
+
+    fn words<T>(&mut self, count: u64, decode: impl Fn(u64) -> T) -> io::Result<Vec<T>> {
+        let mut out = Vec::with_capacity(count as usize);
+        let mut buf = vec![0u8; 1 << 16];
+        let mut left = count as usize;
+        while left > 0 {
+            let k = left.min(buf.len() / 8);
+            self.read(&mut buf[..k * 8])?;
+            out.extend(buf[..k * 8].chunks_exact(8).map(|c| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(c);
+                decode(u64::from_le_bytes(w))
+            }));
+            left -= k;
+        }
+        Ok(out)
+    }
+}
+
+/// A 64-bit FNV-1a hash for cache keys (stable across Rust versions, unlike `DefaultHasher`).
+struct KeyHash(u64);
+
+impl KeyHash {
+    fn add(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01B3);
+        }
+        // A separator, so ("ab", "c") and ("a", "bc") differ.
+        self.0 = (self.0 ^ 0xFF).wrapping_mul(0x0000_0100_0000_01B3);
+    }
+}
+
+/// The cache file for loading `path` with `opts`: named after the input, keyed by the canonical path, size and
+/// modification time of every input file and by everything in the options that changes the result.
+pub fn cache_path(path: &Path, opts: &LoadOptions, cache_dir: &Path) -> Result<PathBuf, LoadError> {
+    let mut h = KeyHash(0xCBF2_9CE4_8422_2325);
+    h.add(&CACHE_VERSION.to_le_bytes());
+    for file in input_files(path, opts.format)? {
+        let canonical = file.canonicalize().map_err(|e| LoadError::io(&file, e))?;
+        let meta = std::fs::metadata(&canonical).map_err(|e| LoadError::io(&file, e))?;
+        let mtime = meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).unwrap_or_default();
+        h.add(canonical.to_string_lossy().as_bytes());
+        h.add(&meta.len().to_le_bytes());
+        h.add(&mtime.as_nanos().to_le_bytes());
+    }
+    h.add(opts.format.map_or("auto", |f| f.name()).as_bytes());
+    let b = opts.build;
+    h.add(&[b.symmetrize as u8, b.drop_self_loops as u8, b.dedupe as u8]);
+    match opts.weights {
+        WeightSpec::AsFile => h.add(b"file"),
+        WeightSpec::Constant(c) => {
+            h.add(b"const");
+            h.add(&c.to_le_bytes());
+        }
+        WeightSpec::UniformInt { lo, hi, seed } => {
+            h.add(b"uniform");
+            h.add(&lo.to_le_bytes());
+            h.add(&hi.to_le_bytes());
+            h.add(&seed.to_le_bytes());
+        }
+    }
+    let stem: String = display_name(path)
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })
+        .take(64)
+        .collect();
+    Ok(cache_dir.join(format!("{stem}-{:016x}.csr", h.0)))
+}
+
+/// Loads `path` like [`load_graph`], through a cache in `cache_dir` (created if missing): a valid cache for the same
+/// input files (path, size, modification time) and options is used as is; otherwise the input is parsed and the
+/// cache (re)written. An invalid cache is never an error, only a miss; failing to write the cache is an error, as
+/// the caller asked for one in `cache_dir`.
+pub fn load_graph_cached(
+    path: &Path,
+    opts: &LoadOptions,
+    cache_dir: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<(Csr, CacheOutcome), LoadError> {
+    let cache = cache_path(path, opts, cache_dir)?;
+    let existed = cache.exists();
+    if existed {
+        if let Ok(g) = load_cache(&cache) {
+            let total = cache.metadata().map(|m| m.len()).unwrap_or(0);
+            progress(total, total);
+            return Ok((g, CacheOutcome::Hit));
+        }
+    }
+    let g = load_graph(path, opts, progress)?;
+    std::fs::create_dir_all(cache_dir).map_err(|e| LoadError::io(cache_dir, e))?;
+    save_cache(&g, &cache).map_err(|e| match e {
+        WriteError::Io { path, source } => LoadError::Io { path, source },
+        WriteError::Unsupported { file, msg } => LoadError::Invalid { file, msg },
+    })?;
+    Ok((g, if existed { CacheOutcome::Rebuilt } else { CacheOutcome::Built }))
+}

@@ -1,0 +1,376 @@
+//! Writers and loaders agree (write -> load gives the same graph), the binary cache round-trips and detects
+//! damage, and the loaders' format features (symmetry, format codes, headers, weight options) behave as documented.
+
+use std::path::Path;
+
+use irgc_graph::cache::cache_path;
+use irgc_graph::{
+    detect_format, load_cache, load_graph, load_graph_cached, save_cache, write_graph, BuildOptions, CacheOutcome, Csr,
+    EdgeList, Format, LoadOptions, NodeLabels, WeightSpec, Weights,
+};
+
+fn graph(n: u32, edges: &[(u32, u32)], weights: Option<Weights>, labels: NodeLabels) -> Csr {
+    let mut el = EdgeList::new(n);
+    el.src = edges.iter().map(|e| e.0).collect();
+    el.dst = edges.iter().map(|e| e.1).collect();
+    el.weights = weights;
+    el.labels = labels;
+    el.into_csr(BuildOptions::default())
+}
+
+/// A directed graph where every node has an edge (edge lists cannot hold isolated nodes), with a self loop and
+/// parallel arcs.
+fn directed(weights: Option<Weights>) -> Csr {
+    let e = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 3), (4, 1), (1, 4), (0, 1)];
+    graph(5, &e, weights, NodeLabels::Offset(0))
+}
+
+/// A simple undirected graph (both directions stored) with an isolated node (node 5).
+fn undirected(weighted: bool) -> Csr {
+    let pairs = [(0u32, 1u32, 3i64), (1, 2, 4), (0, 2, 5), (2, 3, 6), (3, 4, 7)];
+    let mut e = Vec::new();
+    let mut w = Vec::new();
+    for &(u, v, x) in &pairs {
+        e.extend([(u, v), (v, u)]);
+        w.extend([x, x]);
+    }
+    graph(6, &e, weighted.then_some(Weights::Int(w)), NodeLabels::Offset(0))
+}
+
+fn load(path: &Path) -> Csr {
+    let g = load_graph(path, &LoadOptions::default(), &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    g.check_invariants().unwrap();
+    g
+}
+
+fn assert_same_structure(a: &Csr, b: &Csr, what: &str) {
+    assert_eq!(a.row_start, b.row_start, "{what}: row_start");
+    assert_eq!(a.col, b.col, "{what}: col");
+    assert_eq!(a.weights, b.weights, "{what}: weights");
+}
+
+/// The edges as (label, label, weight) triples, sorted: equal for graphs that differ only in node numbering.
+fn labelled_edges(g: &Csr) -> Vec<(u64, u64, String)> {
+    let mut v: Vec<_> = g
+        .sources()
+        .iter()
+        .zip(&g.col)
+        .enumerate()
+        .map(|(e, (&u, &d))| {
+            let w = g.weights.as_ref().map(|w| format!("{:?}", w.get_f64(e))).unwrap_or_default();
+            (g.labels.label(u), g.labels.label(d), w)
+        })
+        .collect();
+    v.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+    v
+}
+
+#[test]
+fn directed_formats_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    for weights in [
+        None,
+        Some(Weights::Int(vec![5, -6, 7, 8, 9, 10, 11, 1 << 40])),
+        Some(Weights::Float(vec![0.5, 1.0, -2.25, 1e300, 3.0, 0.1, 7.0, 8.5])),
+    ] {
+        let g = directed(weights.clone());
+        for (format, name) in [
+            (Format::MatrixMarket, "g.mtx"),
+            (Format::Dimacs, "g.gr"),
+            (Format::EdgeList, "g.txt"),
+            (Format::Ldbc, "g.e"),
+            (Format::GaloisBinary, "g.gr"),
+        ] {
+            if format == Format::GaloisBinary && matches!(weights, Some(Weights::Float(_))) {
+                continue;
+            }
+            for suffix in ["", ".gz", ".xz", ".bz2"] {
+                let path = dir.path().join(format!("{name}{suffix}"));
+                write_graph(&g, format, &path).unwrap();
+                let back = load(&path);
+                let what = format!("{format} {name}{suffix} weights {:?}", weights.as_ref().map(|_| ()));
+                if format == Format::Dimacs && weights.is_none() {
+                    // DIMACS arcs always carry a weight; unweighted graphs are written with weight 1.
+                    assert_eq!(back.weights, Some(Weights::Int(vec![1; g.col.len()])), "{what}");
+                    assert_eq!((&back.row_start, &back.col), (&g.row_start, &g.col), "{what}");
+                } else {
+                    assert_same_structure(&g, &back, &what);
+                }
+                let expected_labels = match format {
+                    Format::MatrixMarket | Format::Dimacs => NodeLabels::Offset(1),
+                    Format::Ldbc => NodeLabels::Explicit((0..5).collect()),
+                    _ => NodeLabels::Offset(0),
+                };
+                assert_eq!(back.labels, expected_labels, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn explicit_labels_survive_edge_lists_and_ldbc() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = directed(Some(Weights::Int(vec![1, 2, 3, 4, 5, 6, 7, 8])));
+    g.labels = NodeLabels::Explicit(vec![900, 7, 123_456_789_012, 55, 3]);
+    let e = dir.path().join("g.e.xz");
+    write_graph(&g, Format::Ldbc, &e).unwrap();
+    assert!(dir.path().join("g.v.xz").is_file());
+    assert_eq!(load(&dir.path().join("g.v.xz")), g, "LDBC keeps node order and labels");
+    let t = dir.path().join("g.tsv");
+    write_graph(&g, Format::EdgeList, &t).unwrap();
+    let back = load(&t);
+    assert!(matches!(back.labels, NodeLabels::Explicit(_)));
+    assert_eq!(labelled_edges(&back), labelled_edges(&g), "edge lists renumber nodes but keep labels");
+}
+
+#[test]
+fn undirected_formats_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = undirected(false);
+    let p = dir.path().join("g.gr");
+    write_graph(&plain, Format::Pace, &p).unwrap();
+    assert!(std::fs::read_to_string(&p).unwrap().contains("p tw 6 5\n"));
+    assert_same_structure(&plain, &load(&p), "PACE");
+    for weighted in [false, true] {
+        let g = undirected(weighted);
+        let m = dir.path().join("g.graph.bz2");
+        write_graph(&g, Format::Metis, &m).unwrap();
+        let back = load(&m);
+        assert_same_structure(&g, &back, "METIS");
+        assert_eq!(back.labels, NodeLabels::Offset(1));
+    }
+    // A directed graph is written as its undirected view.
+    let d = directed(None);
+    write_graph(&d, Format::Pace, &p).unwrap();
+    let back = load(&p);
+    for v in 0..back.num_nodes() {
+        assert!(!back.neighbors(v).contains(&v), "no self loops in PACE output");
+        for &u in back.neighbors(v) {
+            assert!(back.neighbors(u).contains(&v), "symmetric");
+        }
+    }
+    assert_eq!(back.num_edges(), 2 * 5, "pairs 01 12 02 23 14, each way");
+}
+
+#[test]
+fn formats_that_cannot_hold_float_weights_refuse_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = directed(Some(Weights::Float(vec![0.5; 8])));
+    let err = write_graph(&g, Format::Metis, &dir.path().join("g.graph")).unwrap_err();
+    insta::assert_snapshot!(err.to_string(), @"g.graph: METIS edge weights must be integers; this graph has float weights");
+    assert!(!dir.path().join("g.graph").exists(), "no half-written file");
+    let err = write_graph(&g, Format::GaloisBinary, &dir.path().join("g.gr")).unwrap_err();
+    insta::assert_snapshot!(err.to_string(), @"g.gr: Galois binary edge data must be integers; this graph has float weights");
+}
+
+#[test]
+fn galois_binary_is_told_from_text_by_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = undirected(true);
+    let path = dir.path().join("road.gr");
+    write_graph(&g, Format::GaloisBinary, &path).unwrap();
+    assert_eq!(detect_format(&path).unwrap(), Format::GaloisBinary);
+    assert_eq!(load(&path), g);
+    write_graph(&g, Format::Pace, &path).unwrap();
+    assert_eq!(detect_format(&path).unwrap(), Format::Pace);
+    write_graph(&g, Format::Dimacs, &path).unwrap();
+    assert_eq!(detect_format(&path).unwrap(), Format::Dimacs);
+}
+
+#[test]
+fn cache_round_trips_every_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut explicit = directed(Some(Weights::Float(vec![0.5, 1.0, -2.25, 1e300, f64::INFINITY, 0.1, 7.0, 8.5])));
+    explicit.labels = NodeLabels::Explicit(vec![10, 20, 30, 40, u64::MAX]);
+    let empty = graph(0, &[], None, NodeLabels::Offset(1));
+    for (i, g) in [directed(None), undirected(true), explicit, empty].iter().enumerate() {
+        let path = dir.path().join(format!("{i}.csr"));
+        save_cache(g, &path).unwrap();
+        assert_eq!(&load_cache(&path).unwrap(), g);
+    }
+}
+
+#[test]
+fn cache_is_reused_and_damage_is_detected() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g.mtx.gz");
+    write_graph(&undirected(true), Format::MatrixMarket, &input).unwrap();
+    let cache_dir = dir.path().join("cache");
+    let opts = LoadOptions::default();
+    let load = || load_graph_cached(&input, &opts, &cache_dir, &mut |_, _| {}).unwrap();
+    let (g, outcome) = load();
+    assert_eq!(outcome, CacheOutcome::Built);
+    let (g2, outcome) = load();
+    assert_eq!((outcome, &g2), (CacheOutcome::Hit, &g));
+
+    let cache = cache_path(&input, &opts, &cache_dir).unwrap();
+    let good = std::fs::read(&cache).unwrap();
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x10;
+    let damaged: [(&str, Vec<u8>); 4] = [
+        ("flipped byte", flipped),
+        ("truncated", good[..good.len() - 9].to_vec()),
+        ("empty", Vec::new()),
+        ("garbage", b"not a cache at all, just some bytes of text....................".to_vec()),
+    ];
+    for (what, bytes) in damaged {
+        std::fs::write(&cache, &bytes).unwrap();
+        assert!(load_cache(&cache).is_err(), "{what}: load_cache must reject it");
+        let (g3, outcome) = load();
+        assert_eq!((outcome, &g3), (CacheOutcome::Rebuilt, &g), "{what}");
+        assert_eq!(std::fs::read(&cache).unwrap(), good, "{what}: the cache is rewritten");
+    }
+    let mut flipped = good.clone();
+    flipped[5] ^= 1;
+    std::fs::write(&cache, &flipped).unwrap();
+    insta::assert_snapshot!(load_cache(&cache).unwrap_err().to_string().replace(&format!("{}", cache.file_name().unwrap().to_string_lossy()), "[CACHE]"), @"[CACHE]: not a valid graph cache: wrong magic bytes");
+    let mut flipped = good.clone();
+    flipped[100] ^= 1;
+    std::fs::write(&cache, &flipped).unwrap();
+    let msg = load_cache(&cache).unwrap_err().to_string();
+    assert!(msg.ends_with("not a valid graph cache: checksum mismatch"), "{msg}");
+}
+
+#[test]
+fn cache_key_follows_options_and_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g.txt");
+    std::fs::write(&input, "1 2\n2 3\n").unwrap();
+    let cache_dir = dir.path();
+    let base = LoadOptions::default();
+    let sym = LoadOptions { build: BuildOptions { symmetrize: true, ..Default::default() }, ..base };
+    let w = LoadOptions { weights: WeightSpec::Constant(3), ..base };
+    let keys: Vec<_> = [base, sym, w].iter().map(|o| cache_path(&input, o, cache_dir).unwrap()).collect();
+    assert!(keys[0] != keys[1] && keys[1] != keys[2] && keys[0] != keys[2]);
+    let (g, _) = load_graph_cached(&input, &sym, cache_dir, &mut |_, _| {}).unwrap();
+    assert_eq!(g.num_edges(), 4);
+    std::fs::write(&input, "1 2\n2 3\n3 1\n").unwrap();
+    let (g, outcome) = load_graph_cached(&input, &sym, cache_dir, &mut |_, _| {}).unwrap();
+    assert_eq!((g.num_edges(), outcome), (6, CacheOutcome::Built), "a changed input gets a new cache");
+}
+
+fn load_text(name: &str, text: &str, opts: &LoadOptions) -> Csr {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let g = load_graph(&path, opts, &mut |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    g.check_invariants().unwrap();
+    g
+}
+
+fn edges_of(g: &Csr) -> Vec<(u32, u32)> {
+    g.sources().into_iter().zip(g.col.iter().copied()).collect()
+}
+
+#[test]
+fn mtx_symmetry_variants() {
+    let o = LoadOptions::default();
+    let sym = "%%MatrixMarket matrix coordinate integer symmetric\n3 3 3\n2 1 5\n3 3 7\n3 2 -1\n";
+    let g = load_text("s.mtx", sym, &o);
+    assert_eq!(edges_of(&g), [(0, 1), (1, 0), (1, 2), (2, 1), (2, 2)], "diagonal stored once");
+    assert_eq!(g.weights, Some(Weights::Int(vec![5, 5, -1, -1, 7])));
+    let skew = "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 1.5\n";
+    let g = load_text("k.mtx", skew, &o);
+    assert_eq!(g.weights, Some(Weights::Float(vec![-1.5, 1.5])));
+}
+
+#[test]
+fn metis_format_codes() {
+    let o = LoadOptions::default();
+    // fmt 10 with ncon 2: two vertex weights per line, skipped.
+    let g = load_text("a.graph", "3 2 10 2\n1 1 2\n4 4 1 3\n9 9 2\n", &o);
+    assert_eq!(edges_of(&g), [(0, 1), (1, 0), (1, 2), (2, 1)]);
+    assert_eq!(g.weights, None);
+    // fmt 100: a vertex size first.
+    let g = load_text("b.graph", "2 1 100\n7 2\n8 1\n", &o);
+    assert_eq!(edges_of(&g), [(0, 1), (1, 0)]);
+    // fmt 11: vertex weight, then (neighbour, weight) pairs; an empty line is an isolated node.
+    let g = load_text("c.graph", "%c\n3 1 011\n5 2 9\n6 1 9\n7\n", &o);
+    assert_eq!(edges_of(&g), [(0, 1), (1, 0)]);
+    assert_eq!(g.weights, Some(Weights::Int(vec![9, 9])));
+    let g = load_text("d.graph", "3 1\n2\n1\n\n", &o);
+    assert_eq!(g.num_nodes(), 3);
+}
+
+#[test]
+fn dimacs_variants() {
+    let o = LoadOptions::default();
+    let g = load_text("a.gr", "c x\np sp 3 2\na 1 2 4\na 3 1 2.5\n", &o);
+    assert_eq!(g.weights, Some(Weights::Float(vec![4.0, 2.5])), "a float weight widens the column");
+    let g = load_text("b.gr", "a 1 2 4\na 3 1 2\n", &o);
+    assert_eq!((g.num_nodes(), g.labels.clone()), (3, NodeLabels::Offset(1)), "no id 0: 1-based");
+    let g = load_text("c.gr", "a 1 2 4\na 3 0 2\n", &o);
+    assert_eq!((g.num_nodes(), g.labels.clone()), (4, NodeLabels::Offset(0)), "an id 0: 0-based");
+}
+
+#[test]
+fn edge_list_numbering_and_header() {
+    let o = LoadOptions::default();
+    let g = load_text("a.txt", "# sparse\n100 7\n7 42\n", &o);
+    assert_eq!(g.labels, NodeLabels::Explicit(vec![100, 7, 42]), "first-appearance order");
+    let g = load_text("b.txt", "1 2\n2 3\n", &o);
+    assert_eq!((g.num_nodes(), g.labels.clone()), (3, NodeLabels::Offset(1)));
+    // Header `N M`: M equals the line count after it and every id is at most N; N adds isolated nodes.
+    let g = load_text("c.txt", "6 2\r\n0\t1\r\n1\t2\r\n", &o);
+    assert_eq!((g.num_nodes(), g.num_edges(), g.labels.clone()), (6, 2, NodeLabels::Offset(0)));
+    // Not a header: the count does not match.
+    let g = load_text("d.txt", "6 3\n0 1\n1 2\n", &o);
+    assert_eq!(g.num_edges(), 3);
+    let g = load_text("e.wel", "0 1 2.5\n1 0 3\n", &o);
+    assert_eq!(g.weights, Some(Weights::Float(vec![2.5, 3.0])));
+}
+
+#[test]
+fn weight_options() {
+    let pace = "p tw 4 3\n1 2\n2 3\n4 1\n";
+    let constant = LoadOptions { weights: WeightSpec::Constant(9), ..Default::default() };
+    assert_eq!(load_text("a.gr", pace, &constant).weights, Some(Weights::Int(vec![9; 6])));
+    let random = LoadOptions { weights: WeightSpec::UniformInt { lo: -3, hi: 1000, seed: 42 }, ..Default::default() };
+    let g = load_text("a.gr", pace, &random);
+    let Some(Weights::Int(w)) = &g.weights else { panic!() };
+    assert!(w.iter().all(|x| (-3..=1000).contains(x)));
+    for (e, (u, v)) in edges_of(&g).into_iter().enumerate() {
+        let back = g.edge_range(v).find(|&f| g.col[f] == u).unwrap();
+        assert_eq!(w[e], w[back], "both directions of an undirected edge get one weight");
+    }
+    assert_eq!(load_text("a.gr", pace, &random), g, "deterministic");
+    let other = LoadOptions { weights: WeightSpec::UniformInt { lo: -3, hi: 1000, seed: 43 }, ..Default::default() };
+    assert_ne!(load_text("a.gr", pace, &other).weights, g.weights, "the seed matters");
+    // Directed input symmetrized by the build: keyed by pair too, so u->v and v->u listed separately agree.
+    let sym = LoadOptions { build: BuildOptions { symmetrize: true, dedupe: true, ..Default::default() }, ..random };
+    let g = load_text("b.txt", "0 1\n1 0\n1 2\n", &sym);
+    let Some(Weights::Int(w)) = &g.weights else { panic!() };
+    assert_eq!((w[0], w[2]), (w[1], w[3]), "{w:?}");
+}
+
+#[test]
+fn progress_reports_compressed_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.txt.gz");
+    let n = 300_000u32;
+    let g = graph(n, &(0..n).map(|i| (i, (i * 7 + 1) % n)).collect::<Vec<_>>(), None, NodeLabels::Offset(0));
+    write_graph(&g, Format::EdgeList, &path).unwrap();
+    let size = std::fs::metadata(&path).unwrap().len();
+    let mut calls = Vec::new();
+    let back = load_graph(&path, &LoadOptions::default(), &mut |d, t| calls.push((d, t))).unwrap();
+    assert_eq!(back, g);
+    assert_eq!(calls.last(), Some(&(size, size)));
+    assert!(calls.len() as u64 <= size / (1 << 20) + 2, "at most one report per MiB: {calls:?}");
+}
+
+#[test]
+fn lines_longer_than_the_read_buffer() {
+    // Node 0 of a star has 30,000 neighbours: its METIS line is ~170 KB, well past the reader's initial 64 KiB.
+    let n = 30_001u32;
+    let mut e = Vec::new();
+    for v in 1..n {
+        e.extend([(0, v), (v, 0)]);
+    }
+    let g = graph(n, &e, None, NodeLabels::Offset(0));
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["star.graph", "star.graph.xz"] {
+        let path = dir.path().join(name);
+        write_graph(&g, Format::Metis, &path).unwrap();
+        assert_same_structure(&g, &load(&path), name);
+    }
+}
