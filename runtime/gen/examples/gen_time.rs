@@ -1,6 +1,6 @@
 //! Times one generator spec: `cargo run --release -p irgc-gen --example gen_time -- rmat:scale=22,ef=16`.
 
-#![allow(clippy::print_stdout)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::time::Instant;
 

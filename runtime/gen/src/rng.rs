@@ -113,16 +113,14 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        let a: Vec<u64> = (0..4)
-            .map({
-                let mut r = Rng::new(7, 1, 0);
-                move |_| r.next_u64()
-            })
-            .collect();
-        let mut r = Rng::new(7, 1, 0);
-        assert_eq!(a, (0..4).map(|_| r.next_u64()).collect::<Vec<_>>());
-        let mut other = Rng::new(7, 1, 1);
-        assert_ne!(a[0], other.next_u64());
+        let draw = |seed, domain, index| {
+            let mut r = Rng::new(seed, domain, index);
+            [r.next_u64(), r.next_u64(), r.next_u64()]
+        };
+        assert_eq!(draw(7, 1, 0), draw(7, 1, 0));
+        assert_ne!(draw(7, 1, 0), draw(7, 1, 1));
+        assert_ne!(draw(7, 1, 0), draw(7, 2, 0));
+        assert_ne!(draw(7, 1, 0), draw(8, 1, 0));
         // Pinned so an accidental change of the generator (which would change every graph) fails loudly.
         assert_eq!(Rng::new(0, 0, 0).next_u64(), 2_056_389_765_131_207_747);
     }

@@ -8,7 +8,9 @@
 
 use std::fmt;
 
-use irgc_graph::{EdgeList, Weights};
+#[cfg(test)]
+use irgc_graph::EdgeList;
+use irgc_graph::{Csr, Weights};
 use rayon::prelude::*;
 
 use crate::rng::{domain, hash3, unit_f64};
@@ -48,7 +50,25 @@ impl WeightSpec {
         }
     }
 
-    /// Sets `el.weights` from the endpoints of each edge.
+    /// The weights of every edge of `g`, in edge order.
+    pub(crate) fn for_csr(&self, g: &Csr, seed: u64) -> Option<Weights> {
+        // One task per row; collect keeps row order.
+        let edges =
+            || (0..g.num_nodes()).into_par_iter().flat_map_iter(|v| g.neighbors(v).iter().map(move |&u| (v, u)));
+        match *self {
+            WeightSpec::None => None,
+            WeightSpec::Int { lo, hi } => {
+                Some(Weights::Int(edges().map(|(u, v)| Self::int_weight(lo, hi, seed, u, v)).collect()))
+            }
+            WeightSpec::Float { lo, hi } => {
+                Some(Weights::Float(edges().map(|(u, v)| Self::float_weight(lo, hi, seed, u, v)).collect()))
+            }
+        }
+    }
+
+    /// Sets `el.weights` from the endpoints of each edge: the same weights [`Self::for_csr`] gives, attached to an
+    /// edge list instead (for checking `assemble` against `EdgeList::into_csr`).
+    #[cfg(test)]
     pub(crate) fn apply(&self, el: &mut EdgeList, seed: u64) {
         let pairs = el.src.par_iter().zip(el.dst.par_iter());
         el.weights = match *self {

@@ -232,3 +232,19 @@ fn weights_are_in_range_on_every_generator() {
         assert_eq!(gen(spec).weights, None);
     }
 }
+
+#[test]
+fn tiny_inputs_give_tiny_graphs() {
+    for (spec, nodes) in [
+        ("rmat:scale=1,ef=4", 2),
+        ("er:n=1,deg=4", 1),
+        ("rgg:n=1", 1),
+        ("delaunay:n=1", 1),
+        ("grid:w=1,h=1", 1),
+        ("grid:w=5,h=1,drop=0", 5),
+    ] {
+        assert_eq!(gen(spec).num_nodes(), nodes, "{spec}");
+    }
+    assert_eq!(gen("grid:w=1,h=1").num_edges(), 0);
+    assert_eq!(undirected_edges(&gen("grid:w=5,h=1,drop=0")), 4);
+}

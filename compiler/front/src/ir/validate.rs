@@ -671,34 +671,44 @@ impl<'a> Validator<'a> {
 
     /// Invariant 5: the call graph of device functions is acyclic.
     fn recursion(&mut self) {
-        let m = self.m;
-        let calls: Vec<BTreeSet<usize>> = m
-            .functions
-            .iter()
-            .map(|(_, f)| {
-                let mut out = BTreeSet::new();
-                collect_calls(&f.body.block, &mut out);
-                out
-            })
-            .collect();
-        // Depth-first search with colours: 0 unvisited, 1 on the stack, 2 done.
-        let mut colour = vec![0u8; calls.len()];
-        fn visit(i: usize, calls: &[BTreeSet<usize>], colour: &mut [u8]) -> bool {
-            colour[i] = 1;
-            for &j in &calls[i] {
-                if j >= colour.len() || colour[j] == 1 || (colour[j] == 0 && visit(j, calls, colour)) {
-                    return true;
-                }
-            }
-            colour[i] = 2;
-            false
-        }
-        for (h, f) in m.functions.iter() {
-            if colour[h.index()] == 0 && visit(h.index(), &calls, &mut colour) {
-                self.err(f.span, format!("function {} is recursive", f.name));
-            }
+        for f in recursive_functions(self.m) {
+            let f = &self.m.functions[f];
+            self.err(f.span, format!("function {} is recursive", f.name));
         }
     }
+}
+
+/// The functions that lie on a cycle of calls (sema reports these to the user; the validator re-checks).
+pub fn recursive_functions(m: &Module) -> Vec<Handle<Function>> {
+    let calls: Vec<BTreeSet<usize>> = m
+        .functions
+        .iter()
+        .map(|(_, f)| {
+            let mut out = BTreeSet::new();
+            collect_calls(&f.body.block, &mut out);
+            out
+        })
+        .collect();
+    // f is recursive when f is reachable from one of its callees.
+    let reaches = |from: usize, to: usize| {
+        let mut seen = vec![false; calls.len()];
+        let mut stack = vec![from];
+        while let Some(i) = stack.pop() {
+            if i == to {
+                return true;
+            }
+            if i < seen.len() && !seen[i] {
+                seen[i] = true;
+                stack.extend(calls[i].iter().copied());
+            }
+        }
+        false
+    };
+    m.functions
+        .iter()
+        .filter(|(h, _)| calls[h.index()].iter().any(|&c| reaches(c, h.index())))
+        .map(|(h, _)| h)
+        .collect()
 }
 
 fn collect_calls(block: &Block, out: &mut BTreeSet<usize>) {

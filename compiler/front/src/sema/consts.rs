@@ -41,6 +41,16 @@ pub fn eval(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result
             Some(&(_, t)) => Err(mismatch(e, ty, t.name())),
             None => Err(not_constant(e)),
         },
+        // A negative integer literal is checked as a whole, so that e.g. `-2147483648` fits in i32.
+        ExprKind::Unary(UnOp::Neg, inner) if ty.is_signed() && matches!(inner.kind, ExprKind::Int(_)) => {
+            let ExprKind::Int(text) = &inner.kind else { unreachable!("checked above") };
+            let (v, suffix) = int_literal(text).map_err(|m| Diagnostic::error(inner.span, m))?;
+            check_suffix(inner, suffix, ty)?;
+            if !int_fits(v, true, ty) {
+                return Err(Diagnostic::error(e.span, format!("literal `-{text}` does not fit in {ty}")));
+            }
+            Ok(int_value(v, true, ty))
+        }
         ExprKind::Unary(UnOp::Neg, inner) => match eval(inner, ty, consts)? {
             Literal::Int(v) if ty.is_signed() => Ok(int_value(v, true, ty)),
             Literal::Float(f) => Ok(Literal::Float(-f)),

@@ -88,6 +88,14 @@ pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagn
         sema.declare(f, &mut pending);
     }
     sema.lower_bodies(&pending);
+    for f in ir::validate::recursive_functions(&sema.module) {
+        let f = &sema.module.functions[f];
+        sema.diags.push(
+            Diagnostic::error(f.span, format!("function `{}` is recursive", f.name))
+                .label("calls itself, directly or through other functions")
+                .note("device functions cannot recurse (GPU threads have tiny stacks): rewrite it as a loop"),
+        );
+    }
     if sema.diags.iter().any(Diagnostic::is_error) {
         return (None, sema.diags);
     }
@@ -360,7 +368,9 @@ impl Sema {
         }
         self.module.plan = lw.finish();
         for &(h, func) in &pending.functions {
-            let body = std::mem::take(&mut self.module.functions[h].body);
+            // A clone, not a take: a directly recursive call looks up this function's parameters while its body
+            // is being lowered (the recursion itself is reported after lowering).
+            let body = self.module.functions[h].body.clone();
             let ret = self.module.functions[h].ret;
             let params: Vec<_> = func.params.iter().map(|p| p.name.clone()).collect();
             let body = BodyLowerer::new(self, body, Context::Function(ret)).lower_fn(&params, &func.body);

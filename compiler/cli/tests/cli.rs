@@ -1,0 +1,222 @@
+//! End-to-end tests of the `irgc` binary: exit codes, where output goes, and what it says.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("repository root")
+}
+
+/// Runs `irgc ARGS` in the repository root, so paths in messages are the relative ones given.
+fn irgc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irgc"))
+        .args(args)
+        .current_dir(repo())
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run irgc")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("irgc exited normally, not by a signal")
+}
+
+/// The shipped programs, as paths relative to the repository root, sorted.
+fn programs() -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read programs/") {
+            let p = entry.expect("entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "irg") {
+                out.push(p);
+            }
+        }
+    }
+    let root = repo();
+    let mut paths = Vec::new();
+    walk(&root.join("programs"), &mut paths);
+    paths.sort();
+    assert!(!paths.is_empty(), "no programs found");
+    paths.iter().map(|p| p.strip_prefix(&root).unwrap().to_string_lossy().into_owned()).collect()
+}
+
+/// A path in the system's temporary directory unique to this test process and `tag`.
+fn temp_path(tag: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("irgc-cli-test-{}-{tag}", std::process::id()))
+}
+
+#[test]
+fn check_accepts_every_shipped_program() {
+    let programs = programs();
+    let mut args = vec!["check"];
+    args.extend(programs.iter().map(String::as_str));
+    let o = irgc(&args);
+    assert_eq!(code(&o), 0, "stdout:\n{}\nstderr:\n{}", stdout(&o), stderr(&o));
+    assert_eq!(stderr(&o), "", "a clean check prints no diagnostics");
+    // With several files, one status line each.
+    for p in &programs {
+        assert!(stdout(&o).contains(&format!("ok     {p}")), "no status line for {p}:\n{}", stdout(&o));
+    }
+}
+
+#[test]
+fn check_on_a_single_clean_file_is_silent() {
+    let o = irgc(&["check", "programs/cc/rem.irg"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "");
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn check_reports_errors_with_locations_and_exits_1() {
+    let o = irgc(&["check", "--color", "never", "tests/ui/err/unknown_name.irg"]);
+    assert_eq!(code(&o), 1, "stderr:\n{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("error: cannot find `levle` in this scope"), "{err}");
+    assert!(err.contains("tests/ui/err/unknown_name.irg:6:9"), "no file:line:col location in:\n{err}");
+    assert!(err.contains("1 of 1 file(s) had errors"), "{err}");
+    assert!(!err.contains('\u{1b}'), "--color never must not emit escape codes:\n{err}");
+    assert!(stdout(&o).contains("FAILED tests/ui/err/unknown_name.irg"), "{}", stdout(&o));
+}
+
+#[test]
+fn check_counts_failures_across_files() {
+    let o = irgc(&["check", "programs/cc/rem.irg", "tests/ui/err/no_plan.irg", "tests/ui/err/two_plans.irg"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("2 of 3 file(s) had errors"), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("ok     programs/cc/rem.irg"), "{out}");
+    assert!(out.contains("FAILED tests/ui/err/no_plan.irg"), "{out}");
+}
+
+#[test]
+fn color_always_emits_escape_codes() {
+    let o = irgc(&["check", "--color", "always", "tests/ui/err/unknown_name.irg"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains('\u{1b}'), "expected ANSI colour codes:\n{}", stderr(&o));
+}
+
+#[test]
+fn check_time_prints_a_line_per_file() {
+    let o = irgc(&["check", "--time", "programs/cc/rem.irg"]);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    assert!(out.starts_with("ok") && out.contains(" ms  programs/cc/rem.irg"), "{out}");
+}
+
+#[test]
+fn compile_emit_ir_prints_the_module() {
+    let o = irgc(&["compile", "programs/cc/rem.irg", "--emit", "ir"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.starts_with("module rem\n"), "{out}");
+    assert!(out.contains("kernel unite()"), "{out}");
+    assert!(out.contains("plan {"), "{out}");
+}
+
+#[test]
+fn compile_emit_ast_to_a_file() {
+    let path = temp_path("rem.ast");
+    let _ = std::fs::remove_file(&path);
+    let o = irgc(&["compile", "programs/cc/rem.irg", "--emit", "ast", "-o", path.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "", "with -o nothing goes to stdout");
+    let text = std::fs::read_to_string(&path).expect("the AST file was written");
+    let _ = std::fs::remove_file(&path);
+    assert!(text.starts_with("SourceFile {"), "{}", &text[..text.len().min(200)]);
+    assert!(text.contains("\"unite\""), "the AST names the kernels");
+}
+
+#[test]
+fn compile_with_long_output_option_matches_stdout() {
+    let path = temp_path("rem.ir");
+    let o = irgc(&["compile", "programs/cc/rem.irg", "--emit", "ir", "--output", path.to_str().unwrap()]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let written = std::fs::read_to_string(&path).expect("the IR file was written");
+    let _ = std::fs::remove_file(&path);
+    let printed = stdout(&irgc(&["compile", "programs/cc/rem.irg", "--emit", "ir"]));
+    assert_eq!(written, printed);
+}
+
+#[test]
+fn compile_of_a_bad_program_fails_without_output() {
+    for emit in ["ir", "ast"] {
+        let o = irgc(&["compile", "--color", "never", "tests/ui/err/type_mismatch_node_u32.irg", "--emit", emit]);
+        assert_eq!(code(&o), 1, "--emit {emit}");
+        assert_eq!(stdout(&o), "", "--emit {emit}: nothing is emitted for a program with errors");
+        assert!(stderr(&o).contains("error: mismatched types"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("tests/ui/err/type_mismatch_node_u32.irg:6:20"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn unknown_option_is_a_usage_error() {
+    let o = irgc(&["check", "--frobnicate", "programs/cc/rem.irg"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(err.contains("unexpected argument '--frobnicate'"), "{err}");
+    assert!(err.contains("Usage:"), "{err}");
+}
+
+#[test]
+fn bad_emit_value_and_missing_arguments_are_usage_errors() {
+    let o = irgc(&["compile", "programs/cc/rem.irg", "--emit", "llvm"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("invalid value 'llvm'"), "{}", stderr(&o));
+    assert_eq!(code(&irgc(&["check"])), 2, "check needs at least one file");
+    assert_eq!(code(&irgc(&["compile", "programs/cc/rem.irg"])), 2, "compile needs --emit");
+    assert_eq!(code(&irgc(&[])), 2, "a subcommand is required");
+}
+
+#[test]
+fn missing_file_is_reported_by_name() {
+    let o = irgc(&["check", "no/such/program.irg"]);
+    assert_ne!(code(&o), 0);
+    assert!(stderr(&o).contains("no/such/program.irg"), "{}", stderr(&o));
+    let o = irgc(&["compile", "no/such/program.irg", "--emit", "ir"]);
+    assert_ne!(code(&o), 0);
+    assert!(stderr(&o).contains("no/such/program.irg"), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn non_utf8_file_is_reported() {
+    let path = temp_path("latin1.irg");
+    std::fs::write(&path, b"graph G; // caf\xe9\nplan {}\n").unwrap();
+    let o = irgc(&["check", path.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("not UTF-8"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_mentions_the_examples() {
+    let o = irgc(&["--help"]);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    assert!(out.contains("Examples:"), "{out}");
+    assert!(out.contains("irgc check programs/bfs/bfs_worklist.irg"), "{out}");
+    assert!(out.contains("irgc compile programs/cc/rem.irg --emit ir"), "{out}");
+    for sub in ["check", "compile"] {
+        assert!(out.contains(sub), "--help lists `{sub}`");
+    }
+    let o = irgc(&["check", "--help"]);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).contains("Exit status"), "{}", stdout(&o));
+}
+
+#[test]
+fn version_is_printed() {
+    let o = irgc(&["--version"]);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).starts_with("irgc "), "{}", stdout(&o));
+}

@@ -1,0 +1,204 @@
+//! Matchings: validity, weight, and comparison with the sequential greedy half-approximation.
+//!
+//! Matchings are about undirected graphs. The weight of a pair `{u, v}` is the largest weight among the stored
+//! edges `u -> v` and `v -> u` (an undirected graph stores both with the same weight, so that is just its
+//! weight); unweighted graphs weigh 1 per edge.
+//!
+//! The greedy algorithm takes edges by weight, heaviest first, ties broken by `(min id, max id)` ascending, and
+//! matches both ends when both are free. With that total order on edges, the locally-dominant algorithm and Suitor
+//! produce exactly the greedy matching; when all weights are distinct the order needs no tie-break at all, so
+//! any correct implementation of those algorithms must produce it, which is what [`check_greedy_matching`] checks.
+
+use irgc_graph::Csr;
+
+use crate::{check_len, Mismatch};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatchingSummary {
+    /// Matched pairs.
+    pub pairs: u64,
+    /// Total weight of the matched pairs.
+    pub weight: f64,
+    /// Whether no edge has both ends unmatched (every greedy-style matching is maximal).
+    pub maximal: bool,
+    /// Whether the candidate was compared with (and found equal to) the greedy matching: only by
+    /// [`check_greedy_matching`], and only when all weights are distinct.
+    pub compared_with_greedy: bool,
+}
+
+fn edge_weight(g: &Csr, e: usize) -> f64 {
+    g.weights.as_ref().map_or(1.0, |w| w.get_f64(e))
+}
+
+/// The weight of the pair `{u, v}`: the largest over stored edges between them in either direction; `None` if
+/// they are not adjacent.
+fn pair_weight(g: &Csr, u: u32, v: u32) -> Option<f64> {
+    let one_way = |a: u32, b: u32| g.edge_range(a).filter(move |&e| g.col[e] == b).map(|e| edge_weight(g, e));
+    one_way(u, v).chain(one_way(v, u)).max_by(f64::total_cmp)
+}
+
+/// Every pair `{u, v}` (`u < v`, adjacent, not a self loop) once, with its weight, heaviest first, ties by
+/// `(u, v)` ascending: the order the greedy algorithm takes edges in.
+fn pairs_in_greedy_order(g: &Csr) -> Vec<(f64, u32, u32)> {
+    let mut pairs: Vec<(f64, u32, u32)> = Vec::new();
+    for v in 0..g.num_nodes() {
+        for e in g.edge_range(v) {
+            let u = g.col[e];
+            if u != v {
+                pairs.push((edge_weight(g, e), v.min(u), v.max(u)));
+            }
+        }
+    }
+    pairs.sort_by(|a, b| b.0.total_cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
+    // Keep one copy of each pair (an undirected graph stores two): the heaviest, which sorts first.
+    let mut seen = std::collections::HashSet::new();
+    pairs.retain(|&(_, u, v)| seen.insert((u, v)));
+    pairs
+}
+
+/// The greedy half-approximate maximum-weight matching (see the module docs for the order).
+pub fn greedy_matching(g: &Csr) -> Vec<Option<u32>> {
+    let mut mate = vec![None; g.num_nodes() as usize];
+    for (_, u, v) in pairs_in_greedy_order(g) {
+        if mate[u as usize].is_none() && mate[v as usize].is_none() {
+            mate[u as usize] = Some(v);
+            mate[v as usize] = Some(u);
+        }
+    }
+    mate
+}
+
+/// Whether all pairs have distinct weights (so the greedy matching is the only one locally-dominant algorithms can
+/// produce).
+pub fn distinct_weights(g: &Csr) -> bool {
+    let mut weights: Vec<f64> = pairs_in_greedy_order(g).into_iter().map(|p| p.0).collect();
+    weights.sort_by(f64::total_cmp);
+    weights.windows(2).all(|w| w[0] != w[1])
+}
+
+fn show_mate(g: &Csr, mate: Option<u32>) -> String {
+    match mate {
+        Some(u) if u < g.num_nodes() => format!("node {}", g.labels.label(u)),
+        Some(u) => format!("node id {u}, which is out of range"),
+        None => "unmatched".to_string(),
+    }
+}
+
+/// Checks that `mate` is a matching (`mate[v] = Some(u)` exactly when `mate[u] = Some(v)`, and `u`, `v` adjacent,
+/// distinct) and sums its weight.
+pub fn check_matching(g: &Csr, mate: &[Option<u32>]) -> Result<MatchingSummary, Mismatch> {
+    check_len("mates", g, mate.len())?;
+    let n = g.num_nodes();
+    let (mut pairs, mut weight) = (0u64, 0.0f64);
+    for v in 0..n {
+        let Some(u) = mate[v as usize] else { continue };
+        let node = g.labels.label(v);
+        if u >= n || u == v {
+            return Err(Mismatch::Node {
+                what: "mate",
+                node,
+                expected: "another node or unmatched".to_string(),
+                found: show_mate(g, Some(u)),
+            });
+        }
+        if mate[u as usize] != Some(v) {
+            return Err(Mismatch::Node {
+                what: "mate",
+                node,
+                expected: format!("node {} to name it back", g.labels.label(u)),
+                found: format!("node {}'s mate is {}", g.labels.label(u), show_mate(g, mate[u as usize])),
+            });
+        }
+        let Some(w) = pair_weight(g, v, u) else {
+            return Err(Mismatch::Edge {
+                what: "matching",
+                from: node,
+                to: g.labels.label(u),
+                detail: "the mates are not adjacent".to_string(),
+            });
+        };
+        if v < u {
+            pairs += 1;
+            weight += w;
+        }
+    }
+    let maximal = (0..n)
+        .all(|v| mate[v as usize].is_some() || g.neighbors(v).iter().all(|&u| u == v || mate[u as usize].is_some()));
+    Ok(MatchingSummary { pairs, weight, maximal, compared_with_greedy: false })
+}
+
+/// [`check_matching`], and, when all pair weights are distinct, that the candidate is exactly the
+/// [`greedy_matching`] (what locally-dominant and Suitor matchings must produce then). With repeated weights
+/// only validity is checked and `compared_with_greedy` is false.
+pub fn check_greedy_matching(g: &Csr, mate: &[Option<u32>]) -> Result<MatchingSummary, Mismatch> {
+    let mut summary = check_matching(g, mate)?;
+    if !distinct_weights(g) {
+        return Ok(summary);
+    }
+    let greedy = greedy_matching(g);
+    if let Some(v) = (0..g.num_nodes()).find(|&v| greedy[v as usize] != mate[v as usize]) {
+        return Err(Mismatch::Node {
+            what: "mate (greedy matching)",
+            node: g.labels.label(v),
+            expected: show_mate(g, greedy[v as usize]),
+            found: show_mate(g, mate[v as usize]),
+        });
+    }
+    summary.compared_with_greedy = true;
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_graphs::{undirected, weighted};
+
+    /// A path 0 - 1 - 2 - 3 with weights 3, 4, 2: greedy takes 1-2 (weight 4) and nothing else fits.
+    fn path() -> Csr {
+        weighted(4, &[(0, 1, 3), (1, 2, 4), (2, 3, 2)], true)
+    }
+
+    #[test]
+    fn greedy_takes_heaviest_first() {
+        assert_eq!(greedy_matching(&path()), vec![None, Some(2), Some(1), None]);
+        let s = check_greedy_matching(&path(), &[None, Some(2), Some(1), None]).unwrap();
+        assert_eq!(s, MatchingSummary { pairs: 1, weight: 4.0, maximal: true, compared_with_greedy: true });
+    }
+
+    #[test]
+    fn a_valid_but_different_matching_fails_the_greedy_check_only() {
+        let other = [Some(1), Some(0), Some(3), Some(2)];
+        let s = check_matching(&path(), &other).unwrap();
+        assert_eq!((s.pairs, s.weight, s.maximal), (2, 5.0, true));
+        let err = check_greedy_matching(&path(), &other).unwrap_err();
+        assert_eq!(err.to_string(), "mate (greedy matching) of node 100: expected unmatched, found node 101");
+    }
+
+    #[test]
+    fn ties_are_not_compared() {
+        let g = undirected(4, &[(0, 1), (1, 2), (2, 3)]);
+        assert!(!distinct_weights(&g));
+        assert_eq!(greedy_matching(&g), vec![Some(1), Some(0), Some(3), Some(2)]);
+        let s = check_greedy_matching(&g, &[None, Some(2), Some(1), None]).unwrap();
+        assert!(!s.compared_with_greedy);
+        assert!(s.maximal);
+        let s = check_matching(&g, &[Some(1), Some(0), None, None]).unwrap();
+        assert!(!s.maximal);
+    }
+
+    #[test]
+    fn invalid_matchings_name_the_node() {
+        let g = path();
+        let err = check_matching(&g, &[Some(1), None, None, None]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "mate of node 100: expected node 101 to name it back, found node 101's mate is unmatched"
+        );
+        let err = check_matching(&g, &[Some(3), None, None, Some(0)]).unwrap_err();
+        assert_eq!(err.to_string(), "matching at edge 100 -> 103: the mates are not adjacent");
+        let err = check_matching(&g, &[None, None, Some(2), None]).unwrap_err();
+        assert_eq!(err.to_string(), "mate of node 102: expected another node or unmatched, found node 102");
+        let err = check_matching(&g, &[None, Some(9), None, None]).unwrap_err();
+        assert_eq!(err.node(), Some(101));
+    }
+}
