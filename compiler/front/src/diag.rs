@@ -25,6 +25,9 @@ pub struct Diagnostic {
     pub secondary: Vec<(Span, String)>,
     /// Extra lines: hints, what would be right.
     pub notes: Vec<String>,
+    /// A problem that a syntax error elsewhere can cause (a name the parser had to drop, a missing plan): such
+    /// diagnostics are withheld when the file has syntax errors, so every reported error is a real one.
+    pub may_cascade: bool,
 }
 
 impl Diagnostic {
@@ -35,7 +38,14 @@ impl Diagnostic {
             primary: (span, String::new()),
             secondary: Vec::new(),
             notes: Vec::new(),
+            may_cascade: false,
         }
+    }
+
+    /// Marks the diagnostic as one a syntax error elsewhere may have caused (see [`Diagnostic::may_cascade`]).
+    pub fn cascading(mut self) -> Self {
+        self.may_cascade = true;
+        self
     }
 
     pub fn label(mut self, label: impl Into<String>) -> Self {

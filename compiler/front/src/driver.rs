@@ -89,10 +89,13 @@ pub fn compile_source(name: &str, source: &str) -> Compilation {
     let module_name = std::path::Path::new(name).file_stem().and_then(|s| s.to_str()).unwrap_or("program").to_string();
     let parsed: Vec<ParsedFile<'_>> =
         files.iter().enumerate().map(|(i, (id, ast))| ParsedFile { file: *id, ast, is_main: i == 0 }).collect();
-    let syntax_ok = !diagnostics.iter().any(Diagnostic::is_error);
+    // After syntax errors the tree has holes; semantic analysis still runs (so independent type errors are
+    // reported too) but its diagnostics that a hole could explain ("cannot find `k`" for a kernel the parser had to
+    // drop) are withheld.
+    let syntax_errors = diagnostics.iter().any(Diagnostic::is_error);
     let (module, diags) = sema::lower(&module_name, &parsed);
-    diagnostics.extend(diags);
-    let module = if syntax_ok { module } else { None };
+    diagnostics.extend(diags.into_iter().filter(|d| !(syntax_errors && d.may_cascade)));
+    let module = if syntax_errors { None } else { module };
     Compilation { sources, files, module, diagnostics }
 }
 

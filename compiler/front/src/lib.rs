@@ -4,6 +4,7 @@
 //! checking and lowering to IR, in one walk over the AST), [`ir`] (the arena-based typed IR, its validator and
 //! printer). [`diag`] holds diagnostics as data; [`driver`] ties the stages together, loading imported modules.
 
+pub mod artifact;
 pub mod diag;
 pub mod driver;
 pub mod ir;

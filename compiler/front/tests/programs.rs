@@ -42,6 +42,8 @@ fn programs() -> Vec<(String, String, String)> {
 #[test]
 fn shipped_programs_compile_and_match_snapshots() {
     let mut settings = insta::Settings::clone_current();
+    // An absolute path: snapshots land in the right place even when insta cannot ask cargo for the workspace.
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"));
     settings.set_omit_expression(true);
     let _guard = settings.bind_to_scope();
     let mut failures = Vec::new();

@@ -27,9 +27,14 @@ pub(crate) enum Context {
 
 #[derive(Clone, Copy, Debug)]
 enum Binding {
-    Local { h: Handle<Local>, mutable: bool },
+    Local {
+        h: Handle<Local>,
+        mutable: bool,
+    },
     ArrayParam(Handle<Local>),
     Shared(Handle<ir::SharedArray>),
+    /// A declaration that failed: uses are dropped silently.
+    Poisoned,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,6 +73,12 @@ pub(crate) struct BodyLowerer<'s> {
     temps: u32,
     /// Locals whose initialiser failed to type-check: their uses are dropped without further errors.
     poisoned: Vec<Handle<Local>>,
+    /// The worklist the kernel's sweep covers, if it is a worklist sweep (where `retry` is allowed).
+    sweep_worklist: Option<Handle<ir::Worklist>>,
+    /// The kernel declared a reduction that failed to resolve (already reported): `reduce` is not checked.
+    bad_reduction: bool,
+    /// How many of the body's first locals are parameters.
+    param_count: usize,
 }
 
 /// Whether an expression takes its type from context (unsuffixed literals, `inf`).
@@ -140,13 +151,16 @@ impl<'s> BodyLowerer<'s> {
             in_tile: false,
             temps: 0,
             poisoned: Vec::new(),
+            sweep_worklist: None,
+            bad_reduction: false,
+            param_count: 0,
         }
     }
 
     // ---- entry points ----
 
-    pub(crate) fn lower_fn(mut self, params: &[Ident], block: &ast::Block) -> Body {
-        self.bind_params(params);
+    pub(crate) fn lower_fn(mut self, name: &str, params: &[Ident], block: &ast::Block) -> Body {
+        self.bind_params(name, params);
         self.stmts(&block.stmts);
         let ir_block = self.blocks.pop().unwrap_or_default();
         if let Context::Function(Some(ret)) = self.ctx {
@@ -154,7 +168,8 @@ impl<'s> BodyLowerer<'s> {
                 let end = Span { start: block.span.end.saturating_sub(1), ..block.span };
                 self.error(
                     Diagnostic::error(end, format!("this function must return a {ret} on every path"))
-                        .label("control reaches the end without `return`"),
+                        .label("control reaches the end without `return`")
+                        .cascading(),
                 );
             }
         }
@@ -162,10 +177,13 @@ impl<'s> BodyLowerer<'s> {
         self.body
     }
 
-    pub(crate) fn lower_kernel(mut self, params: &[Ident], block: &ast::Block, name: Span) -> Body {
-        self.bind_params(params);
-        let sweeps = block.stmts.iter().filter(|s| matches!(s.kind, SK::ForAll { .. } | SK::ForTile { .. })).count();
-        let others = block.stmts.iter().find(|s| !matches!(s.kind, SK::ForAll { .. } | SK::ForTile { .. } | SK::Error));
+    pub(crate) fn lower_kernel(mut self, params: &[Ident], block: &ast::Block, kernel: &Ident) -> Body {
+        let name = kernel.span;
+        self.bad_reduction =
+            self.sema.bad_signatures.contains(&kernel.node) && matches!(self.ctx, Context::Kernel(None));
+        self.bind_params(&kernel.node, params);
+        let sweeps = block.stmts.iter().filter(|s| matches!(s.kind, SK::ForAll { .. } | SK::ForTile(_))).count();
+        let others = block.stmts.iter().find(|s| !matches!(s.kind, SK::ForAll { .. } | SK::ForTile(_) | SK::Error));
         if let Some(other) = others {
             self.error(
                 Diagnostic::error(other.span, "a kernel's body must be a single `forall`")
@@ -176,7 +194,8 @@ impl<'s> BodyLowerer<'s> {
             self.error(
                 Diagnostic::error(name, "this kernel has no `forall`")
                     .label("kernel without a parallel sweep")
-                    .note("write e.g. `forall v in G.nodes { ... }`"),
+                    .note("write e.g. `forall v in G.nodes { ... }`")
+                    .cascading(),
             );
         } else if sweeps > 1 {
             self.error(
@@ -264,14 +283,14 @@ impl<'s> BodyLowerer<'s> {
                     );
                     return None;
                 }
-                if kind.node == "coloring" || kind.node == "components" || kind.node == "communities" {
-                    if !(elem.is_int() || elem == Scalar::Node) {
-                        self.error(Diagnostic::error(
-                            o.name.span,
-                            format!("`{}` labels must be integers or node ids, not {elem}", kind.node),
-                        ));
-                        return None;
-                    }
+                if matches!(kind.node.as_str(), "coloring" | "components" | "communities")
+                    && !(elem.is_int() || elem == Scalar::Node)
+                {
+                    self.error(Diagnostic::error(
+                        o.name.span,
+                        format!("`{}` labels must be integers or node ids, not {elem}", kind.node),
+                    ));
+                    return None;
                 }
                 if kind.node == "matching" && elem != Scalar::Node {
                     self.error(Diagnostic::error(
@@ -309,11 +328,11 @@ impl<'s> BodyLowerer<'s> {
         self.sema.diags.push(d);
     }
 
-    fn bind_params(&mut self, params: &[Ident]) {
+    fn bind_params(&mut self, item: &str, params: &[Ident]) {
         let locals: Vec<(Handle<Local>, LocalType)> = self.body.locals.iter().map(|(h, l)| (h, l.ty)).collect();
-        for (name, (h, ty)) in params.iter().zip(locals) {
-            if let Some(prev) = self.scopes[0].iter().find(|(n, _)| *n == name.node) {
-                let _ = prev;
+        self.param_count = locals.len();
+        for (i, (name, (h, ty))) in params.iter().zip(locals).enumerate() {
+            if self.scopes[0].iter().any(|(n, _)| *n == name.node) {
                 self.error(
                     Diagnostic::error(name.span, format!("parameter `{}` is declared twice", name.node))
                         .label("duplicate parameter"),
@@ -321,6 +340,7 @@ impl<'s> BodyLowerer<'s> {
                 continue;
             }
             let b = match ty {
+                _ if self.sema.bad_params.contains(&(item.to_string(), i)) => Binding::Poisoned,
                 LocalType::Scalar(_) => Binding::Local { h, mutable: false },
                 LocalType::ArrayRef(_) => Binding::ArrayParam(h),
             };
@@ -376,7 +396,7 @@ impl<'s> BodyLowerer<'s> {
             .map(|c| (distance(name, c), *c))
             .filter(|(d, c)| *d <= 2 && *d < name.len().max(c.len()))
             .min();
-        let mut d = Diagnostic::error(span, format!("cannot find `{name}` in this scope")).label("not found");
+        let mut d = Diagnostic::error(span, format!("cannot find `{name}` in this scope")).label("not found").cascading();
         if let Some((_, c)) = best {
             d = d.note(format!("a similar name exists: `{c}`"));
         } else if name == "G" || name == "g" {
@@ -429,12 +449,9 @@ impl<'s> BodyLowerer<'s> {
         let span = e.span;
         match &e.kind {
             AK::Error => None,
-            AK::Int(_) | AK::Float(_) | AK::Inf => self.literal(e, false, expect),
+            AK::Int(_) | AK::Float(_) | AK::Inf => self.literal(e, false, expect, span),
             AK::Unary(UnOp::Neg, inner) if matches!(inner.kind, AK::Int(_) | AK::Float(_)) => {
-                self.literal(inner, true, expect).map(|h| {
-                    self.body.exprs[h].span = span;
-                    h
-                })
+                self.literal(inner, true, expect, span)
             }
             AK::Bool(b) => Some(self.add(ExprKind::Literal(Literal::Bool(*b)), Scalar::Bool, span)),
             AK::Name(n) => self.name(n, span),
@@ -482,8 +499,8 @@ impl<'s> BodyLowerer<'s> {
         }
     }
 
-    fn literal(&mut self, e: &ast::Expr, negative: bool, expect: Option<Scalar>) -> Option<Handle<Expr>> {
-        let span = e.span;
+    /// Lowers a literal (negated if `negative`); `span` covers the whole literal, minus sign included.
+    fn literal(&mut self, e: &ast::Expr, negative: bool, expect: Option<Scalar>, span: Span) -> Option<Handle<Expr>> {
         let (lit, ty) = match &e.kind {
             AK::Int(text) => {
                 let (v, suffix) = match int_literal(text) {
@@ -571,10 +588,12 @@ impl<'s> BodyLowerer<'s> {
                 );
                 return None;
             }
+            Some(Binding::Poisoned) => return None,
             None => {}
         }
         let sym = self.lookup_global(&Ident { node: n.to_string(), span })?;
         match sym {
+            Symbol::Error => None,
             Symbol::Param(p) => {
                 let ty = self.sema.module.params[p].ty;
                 Some(self.add(ExprKind::Param(p), ty, span))
@@ -613,16 +632,21 @@ impl<'s> BodyLowerer<'s> {
         match self.lookup_local(n) {
             Some(Binding::ArrayParam(h)) => return Some(ArrayRef::Param(h)),
             Some(Binding::Shared(h)) => return Some(ArrayRef::Shared(h)),
-            Some(Binding::Local { .. }) => {
-                self.error(
-                    Diagnostic::error(base.span, format!("`{n}` is a scalar, not an array")).label("cannot be indexed"),
-                );
+            Some(Binding::Local { h, .. }) => {
+                if !self.poisoned.contains(&h) {
+                    self.error(
+                        Diagnostic::error(base.span, format!("`{n}` is a scalar, not an array"))
+                            .label("cannot be indexed"),
+                    );
+                }
                 return None;
             }
+            Some(Binding::Poisoned) => return None,
             None => {}
         }
         match self.lookup_global(&Ident { node: n.clone(), span: base.span })? {
             Symbol::Global(g) => Some(ArrayRef::Global(g)),
+            Symbol::Error => None,
             other => {
                 self.error(
                     Diagnostic::error(base.span, format!("`{n}` is {}, not an array", other.describe()))
@@ -770,8 +794,11 @@ impl<'s> BodyLowerer<'s> {
     fn arity(&mut self, what: &str, args: &[ast::Expr], want: usize, span: Span) -> bool {
         if args.len() != want {
             self.error(
-                Diagnostic::error(span, format!("{what} takes {want} argument(s) but {} were given", args.len()))
-                    .label(format!("expected {want} argument(s)")),
+                Diagnostic::error(
+                    span,
+                    format!("{what} takes {} but {} given", count(want, "argument"), was(args.len())),
+                )
+                .label(format!("expected {}", count(want, "argument"))),
             );
             return false;
         }
@@ -892,6 +919,7 @@ impl<'s> BodyLowerer<'s> {
             return Some(elem);
         }
         match self.lookup_global(f)? {
+            Symbol::Function(_) | Symbol::Kernel(_) if self.bad_signature(name, args) => None,
             Symbol::Function(h) => {
                 let ret = self.sema.module.functions[h].ret;
                 let Some(ret) = ret else {
@@ -1049,6 +1077,20 @@ impl<'s> BodyLowerer<'s> {
         Some((h, elem))
     }
 
+    /// Whether a kernel or function's signature failed to resolve (already reported): calls to it are not checked,
+    /// though errors inside the arguments still are.
+    fn bad_signature(&mut self, name: &str, args: &[ast::Expr]) -> bool {
+        if !self.sema.bad_signatures.contains(name) {
+            return false;
+        }
+        for a in args {
+            if !matches!(a.kind, AK::Name(_)) {
+                let _ = self.expr(a, None);
+            }
+        }
+        true
+    }
+
     fn call_fn(
         &mut self,
         h: Handle<ir::Function>,
@@ -1068,6 +1110,9 @@ impl<'s> BodyLowerer<'s> {
         let f = &self.sema.module.functions[h];
         let (name, params): (String, Vec<LocalType>) =
             (f.name.clone(), f.params.iter().map(|&p| f.body.locals[p].ty).collect());
+        if self.bad_signature(&name, args) {
+            return None;
+        }
         if !self.arity(&format!("function `{name}`"), args, params.len(), span) {
             return None;
         }
@@ -1115,6 +1160,10 @@ impl<'s> BodyLowerer<'s> {
             );
             return None;
         }
+        if self.bad_signature(&name, args) {
+            return None;
+        }
+        let kernel = &self.sema.module.kernels[k];
         let params: Vec<Scalar> = kernel
             .params
             .iter()
@@ -1152,7 +1201,7 @@ impl<'s> BodyLowerer<'s> {
         };
         let (ta, tb) = (self.ty(ha), self.ty(hb));
         if ta != tb {
-            let mut d = Diagnostic::error(a.span.to(b.span), format!("mismatched types: {ta} and {tb}"))
+            let mut d = Diagnostic::error(a.span, format!("mismatched types: {ta} and {tb}"))
                 .label(format!("this is {ta}"))
                 .with_secondary(b.span, format!("this is {tb}"));
             d = d.note(format!("convert one side explicitly, e.g. `... as {ta}`"));
@@ -1331,7 +1380,8 @@ impl<'s> BodyLowerer<'s> {
             }
             SK::For { pat, space, body } => self.for_loop(pat, space, body, span),
             SK::ForAll { pat, space, body } => self.forall(pat, space, body, span),
-            SK::ForTile { tile, tiles, thread, threads, body } => {
+            SK::ForTile(t) => {
+                let ast::ForTile { tile, tiles, thread, threads, body } = &**t;
                 self.for_tile(tile, tiles, thread, threads, body, span)
             }
             SK::Break | SK::Continue => {
@@ -1358,6 +1408,9 @@ impl<'s> BodyLowerer<'s> {
                     return;
                 };
                 let Some((_, ty)) = red else {
+                    if self.bad_reduction {
+                        return;
+                    }
                     self.error(
                         Diagnostic::error(span, "`reduce` in a kernel without a reduction")
                             .label("nothing to reduce into")
@@ -1395,7 +1448,10 @@ impl<'s> BodyLowerer<'s> {
                     );
                     return;
                 }
-                let Ok(elem) = types::scalar(elem).map_err(|d| self.error(d)) else { return };
+                let Ok(elem) = types::scalar(elem).map_err(|d| self.error(d)) else {
+                    self.bind(name, Binding::Poisoned);
+                    return;
+                };
                 let mut sizes = Vec::new();
                 for d in dims {
                     match consts::eval(d, Scalar::U32, &self.sema.consts) {
@@ -1408,10 +1464,12 @@ impl<'s> BodyLowerer<'s> {
                     }
                 }
                 if sizes.len() != dims.len() {
+                    self.bind(name, Binding::Poisoned);
                     return;
                 }
                 if dims.is_empty() || dims.len() > 2 {
                     self.error(Diagnostic::error(span, "a shared array has 1 or 2 dimensions"));
+                    self.bind(name, Binding::Poisoned);
                     return;
                 }
                 let bytes: u64 = sizes.iter().map(|&s| s as u64).product::<u64>() * (elem.bits() as u64 / 8);
@@ -1420,6 +1478,7 @@ impl<'s> BodyLowerer<'s> {
                         Diagnostic::error(span, format!("shared array `{}` needs {bytes} bytes", name.node))
                             .label("more than 48 KiB of block-shared memory"),
                     );
+                    self.bind(name, Binding::Poisoned);
                     return;
                 }
                 let h = self.body.shared.append(ir::SharedArray {
@@ -1545,6 +1604,14 @@ impl<'s> BodyLowerer<'s> {
         match &place.kind {
             AK::Name(n) => match self.lookup_local(n) {
                 Some(Binding::Local { h, mutable }) => {
+                    if !mutable && h.index() < self.param_count {
+                        self.error(
+                            Diagnostic::error(place.span, format!("cannot assign to the parameter `{n}`"))
+                                .label("parameters are read-only")
+                                .note(format!("copy it into a variable first: `var my_{n} = {n};`")),
+                        );
+                        return;
+                    }
                     if !mutable {
                         let decl = self.body.locals[h].span;
                         self.error(
@@ -1668,6 +1735,15 @@ impl<'s> BodyLowerer<'s> {
                             );
                             return;
                         }
+                        if self.sweep_worklist != Some(w) {
+                            let wname = self.sema.module.worklists[w].name.clone();
+                            self.error(
+                                Diagnostic::error(span, format!("`retry` into `{wname}` outside a sweep over `{wname}`"))
+                                    .label("nothing would process the retried item")
+                                    .note(format!("retried items are processed again by the same kernel: use it inside `forall x in {wname}`")),
+                            );
+                            return;
+                        }
                         if !self.arity("`retry`", args, 1, span) {
                             return;
                         }
@@ -1700,7 +1776,8 @@ impl<'s> BodyLowerer<'s> {
         self.error(
             Diagnostic::error(span, "this expression does nothing")
                 .label("value computed and thrown away")
-                .note("did you mean to assign it, e.g. `let x = ...;`?"),
+                .note("did you mean to assign it, e.g. `let x = ...;`?")
+                .cascading(),
         );
     }
 
@@ -1730,7 +1807,8 @@ impl<'s> BodyLowerer<'s> {
     }
 
     fn range(&mut self, a: &ast::Expr, b: &ast::Expr) -> Option<(Handle<Expr>, Handle<Expr>, Scalar)> {
-        let (ha, hb, t) = self.pair(a, b, None)?;
+        // `0..4` counts things: without other context its literals are u32, not the general default i32.
+        let (ha, hb, t) = self.pair(a, b, Some(Scalar::U32))?;
         if !(t.is_int() || t.is_id()) {
             self.error(
                 Diagnostic::error(a.span.to(b.span), format!("a range must be over integers or ids, not {t}"))
@@ -1816,8 +1894,9 @@ impl<'s> BodyLowerer<'s> {
                 }
                 Some(_) => {
                     self.error(
-                        Diagnostic::error(e.span, "a worklist is processed in parallel")
-                            .label("use `forall x in ...` in a kernel"),
+                        Diagnostic::error(e.span, "a worklist cannot be iterated by a sequential `for`")
+                            .label("a worklist is swept in parallel")
+                            .note("sweep it with a kernel whose body is `forall x in <worklist> { ... }`"),
                     );
                     return;
                 }
@@ -1892,6 +1971,12 @@ impl<'s> BodyLowerer<'s> {
         self.scopes.push(Vec::new());
         let vars = self.bind_pattern(pat, &tys, span);
         self.loops.push(LoopKind::Parallel);
+        if self.foralls == 0 {
+            self.sweep_worklist = match sp {
+                Space::Worklist(w) => Some(w),
+                _ => None,
+            };
+        }
         self.foralls += 1;
         let b = self.block(body);
         self.foralls -= 1;
@@ -1989,6 +2074,24 @@ impl<'s> BodyLowerer<'s> {
         if let (Some(tile_vars), Some(thread_vars)) = (tile_vars, thread_vars) {
             self.emit(StmtKind::ForTile { tile_vars, tiles: tile_space, thread_vars, threads: shape, body: b }, span);
         }
+    }
+}
+
+/// "1 argument", "2 arguments".
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// "1 was", "3 were".
+fn was(n: usize) -> String {
+    if n == 1 {
+        "1 was".to_string()
+    } else {
+        format!("{n} were")
     }
 }
 

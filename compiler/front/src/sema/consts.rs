@@ -39,7 +39,9 @@ pub fn eval(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result
         ExprKind::Name(n) => match consts.get(n) {
             Some(&(lit, t)) if t == ty => Ok(lit),
             Some(&(_, t)) => Err(mismatch(e, ty, t.name())),
-            None => Err(not_constant(e)),
+            None => Err(Diagnostic::error(e.span, format!("`{n}` is not a constant defined before this point"))
+                .label("not known at compile time here")
+                .note("constants may use literals and constants defined above them")),
         },
         // A negative integer literal is checked as a whole, so that e.g. `-2147483648` fits in i32.
         ExprKind::Unary(UnOp::Neg, inner) if ty.is_signed() && matches!(inner.kind, ExprKind::Int(_)) => {

@@ -16,7 +16,7 @@ use crate::span::{FileId, Span};
 use crate::syntax::ast::{self, ItemKind};
 use body::{BodyLowerer, Context};
 use consts::ConstVal;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub use types::SCALAR_NAMES;
 
@@ -30,6 +30,8 @@ pub(crate) enum Symbol {
     Worklist(Handle<ir::Worklist>),
     Function(Handle<ir::Function>),
     Kernel(Handle<ir::Kernel>),
+    /// A declaration that already failed (bad type, bad constant): uses of it are dropped without more errors.
+    Error,
 }
 
 impl Symbol {
@@ -42,6 +44,7 @@ impl Symbol {
             Symbol::Worklist(_) => "a worklist",
             Symbol::Function(_) => "a function",
             Symbol::Kernel(_) => "a kernel",
+            Symbol::Error => "an erroneous declaration",
         }
     }
 }
@@ -54,6 +57,11 @@ pub(crate) struct Sema {
     pub(crate) diags: Vec<Diagnostic>,
     /// The program's own file (for diagnostics that have no better place).
     pub(crate) main_file: FileId,
+    /// Kernels and functions whose signature (a parameter type or the reduction) failed to resolve: calls to them
+    /// are checked no further, so the one real error does not cascade.
+    pub(crate) bad_signatures: BTreeSet<String>,
+    /// (kernel or function, parameter index) of parameters whose type failed to resolve.
+    pub(crate) bad_params: BTreeSet<(String, usize)>,
 }
 
 /// One parsed file; `is_main` is false for imported modules (which may hold only `fn` and `const`).
@@ -82,6 +90,8 @@ pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagn
         consts: BTreeMap::new(),
         diags: Vec::new(),
         main_file: files.iter().find(|f| f.is_main).map_or(FileId(0), |f| f.file),
+        bad_signatures: BTreeSet::new(),
+        bad_params: BTreeSet::new(),
     };
     let mut pending = Pending::default();
     for f in files {
@@ -111,13 +121,16 @@ pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagn
     (Some(sema.module), sema.diags)
 }
 
+/// A global's initialiser and dense dimensions, lowered in the plan's prologue.
+type PendingGlobal<'a> = (Handle<ir::Global>, Option<&'a ast::Expr>, Option<&'a [ast::Expr]>);
+
 /// Bodies and initialisers found by `declare`, lowered once every name is known.
 #[derive(Default)]
 struct Pending<'a> {
     functions: Vec<(Handle<ir::Function>, &'a ast::Function)>,
     kernels: Vec<(Handle<ir::Kernel>, &'a ast::Kernel)>,
     /// (global, initialiser, dense dimensions)
-    globals: Vec<(Handle<ir::Global>, Option<&'a ast::Expr>, Option<&'a [ast::Expr]>)>,
+    globals: Vec<PendingGlobal<'a>>,
     outputs: Vec<&'a ast::OutputDecl>,
     plans: Vec<(&'a ast::Block, Span)>,
 }
@@ -168,7 +181,10 @@ impl Sema {
                     }
                 }
                 ItemKind::Param { name, ty, default } => {
-                    let Some(ty) = self.scalar(ty) else { continue };
+                    let Some(ty) = self.scalar(ty) else {
+                        self.define(name, Symbol::Error);
+                        continue;
+                    };
                     let default = default
                         .as_ref()
                         .and_then(|d| consts::eval(d, ty, &self.consts).map_err(|e| self.diags.push(e)).ok());
@@ -177,18 +193,27 @@ impl Sema {
                     self.define(name, Symbol::Param(h));
                 }
                 ItemKind::Const { name, ty, value } => {
-                    let Some(ty) = self.scalar(ty) else { continue };
+                    let Some(ty) = self.scalar(ty) else {
+                        self.define(name, Symbol::Error);
+                        continue;
+                    };
                     match consts::eval(value, ty, &self.consts) {
                         Ok(lit) => {
                             if self.define(name, Symbol::Const(lit, ty)) {
                                 self.consts.insert(name.node.clone(), (lit, ty));
                             }
                         }
-                        Err(d) => self.diags.push(d),
+                        Err(d) => {
+                            self.diags.push(d);
+                            self.define(name, Symbol::Error);
+                        }
                     }
                 }
                 ItemKind::Array { name, kind, elem, init } => {
-                    let Some(elem) = self.scalar(elem) else { continue };
+                    let Some(elem) = self.scalar(elem) else {
+                        self.define(name, Symbol::Error);
+                        continue;
+                    };
                     let (gk, dims) = match kind {
                         ast::ArrayKind::Node => (ir::GlobalKind::Node, None),
                         ast::ArrayKind::Edge => (ir::GlobalKind::Edge, None),
@@ -218,13 +243,17 @@ impl Sema {
                 ItemKind::Worklist { name, elem } => {
                     let elem = match elem {
                         Some(t) => {
-                            let Some(s) = self.scalar(t) else { continue };
+                            let Some(s) = self.scalar(t) else {
+                                self.define(name, Symbol::Error);
+                                continue;
+                            };
                             if !matches!(s, Scalar::Node | Scalar::Edge | Scalar::U32 | Scalar::I32) {
                                 self.diags.push(
                                     Diagnostic::error(t.span, format!("a worklist cannot hold {s}"))
                                         .label("unsupported item type")
                                         .note("worklist items are node, edge, u32 or i32"),
                                 );
+                                self.define(name, Symbol::Error);
                                 continue;
                             }
                             s
@@ -238,18 +267,14 @@ impl Sema {
                 ItemKind::Output(decls) => pending.outputs.extend(decls.iter()),
                 ItemKind::Function(func) => {
                     let mut body = Body::default();
-                    let mut params = Vec::new();
-                    for p in &func.params {
-                        match types::local_type(&p.ty, true) {
-                            Ok(ty) => params.push(body.locals.append(ir::Local {
-                                name: p.name.node.clone(),
-                                ty,
-                                span: p.name.span,
-                            })),
-                            Err(d) => self.diags.push(d),
+                    let params = self.signature_params(&func.name, &func.params, true, &mut body);
+                    let ret = func.ret.as_ref().and_then(|r| {
+                        let t = self.scalar(r);
+                        if t.is_none() {
+                            self.bad_signatures.insert(func.name.node.clone());
                         }
-                    }
-                    let ret = func.ret.as_ref().and_then(|r| self.scalar(r));
+                        t
+                    });
                     let h = self.module.functions.append(ir::Function {
                         name: func.name.node.clone(),
                         params,
@@ -262,23 +287,11 @@ impl Sema {
                 }
                 ItemKind::Kernel(k) => {
                     let mut body = Body::default();
-                    let mut params = Vec::new();
-                    for p in &k.params {
-                        match types::local_type(&p.ty, false) {
-                            Ok(ty) => params.push(body.locals.append(ir::Local {
-                                name: p.name.node.clone(),
-                                ty,
-                                span: p.name.span,
-                            })),
-                            Err(mut d) => {
-                                if matches!(p.ty.node, ast::TypeExprKind::ArrayRef(_)) {
-                                    d = d.note("kernels read program arrays by name; only device functions take array references");
-                                }
-                                self.diags.push(d)
-                            }
-                        }
-                    }
+                    let params = self.signature_params(&k.name, &k.params, false, &mut body);
                     let reduction = k.reduction.as_ref().and_then(|r| self.reduction(r));
+                    if k.reduction.is_some() && reduction.is_none() {
+                        self.bad_signatures.insert(k.name.node.clone());
+                    }
                     let h = self.module.kernels.append(ir::Kernel {
                         name: k.name.node.clone(),
                         params,
@@ -302,6 +315,35 @@ impl Sema {
                 }
             }
         }
+    }
+
+    /// Declares the parameters of a function or kernel as the first locals of its body. A parameter whose type
+    /// fails still gets a (placeholder) local, so positions stay aligned; it is recorded in `bad_params` and its
+    /// uses are then dropped silently.
+    fn signature_params(
+        &mut self,
+        item: &crate::span::Ident,
+        params: &[ast::Param],
+        allow_array: bool,
+        body: &mut Body,
+    ) -> Vec<Handle<ir::Local>> {
+        let mut out = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let ty = match types::local_type(&p.ty, allow_array) {
+                Ok(ty) => ty,
+                Err(mut d) => {
+                    if !allow_array && matches!(p.ty.node, ast::TypeExprKind::ArrayRef(_)) {
+                        d = d.note("kernels read program arrays by name; only device functions take array references");
+                    }
+                    self.diags.push(d);
+                    self.bad_signatures.insert(item.node.clone());
+                    self.bad_params.insert((item.node.clone(), i));
+                    ir::LocalType::Scalar(Scalar::I32)
+                }
+            };
+            out.push(body.locals.append(ir::Local { name: p.name.node.clone(), ty, span: p.name.span }));
+        }
+        out
     }
 
     fn reduction(&mut self, r: &ast::Reduction) -> Option<(ReduceOp, Scalar)> {
@@ -338,7 +380,7 @@ impl Sema {
             }
             (Some(t), _) => {
                 let ty = self.scalar(t)?;
-                if !ty.is_numeric() && !(ty.is_id() && op != ReduceOp::Sum) {
+                if !(ty.is_numeric() || (ty.is_id() && op != ReduceOp::Sum)) {
                     self.diags.push(Diagnostic::error(t.span, format!("cannot `{}` values of type {ty}", op.name())));
                     return None;
                 }
@@ -373,14 +415,14 @@ impl Sema {
             let body = self.module.functions[h].body.clone();
             let ret = self.module.functions[h].ret;
             let params: Vec<_> = func.params.iter().map(|p| p.name.clone()).collect();
-            let body = BodyLowerer::new(self, body, Context::Function(ret)).lower_fn(&params, &func.body);
+            let body = BodyLowerer::new(self, body, Context::Function(ret)).lower_fn(&func.name.node, &params, &func.body);
             self.module.functions[h].body = body;
         }
         for &(h, k) in &pending.kernels {
             let body = std::mem::take(&mut self.module.kernels[h].body);
             let red = self.module.kernels[h].reduction;
             let params: Vec<_> = k.params.iter().map(|p| p.name.clone()).collect();
-            let body = BodyLowerer::new(self, body, Context::Kernel(red)).lower_kernel(&params, &k.body, k.name.span);
+            let body = BodyLowerer::new(self, body, Context::Kernel(red)).lower_kernel(&params, &k.body, &k.name);
             self.module.kernels[h].body = body;
         }
         let prologue = std::mem::take(&mut self.module.plan);
@@ -391,7 +433,8 @@ impl Sema {
                 let span = Span::new(lw.sema.main_file, 0, 0);
                 lw.sema.diags.push(
                     Diagnostic::error(span, "the program has no `plan`")
-                        .note("add `plan { ... }` saying which kernels run, e.g. `plan { init(); }`"),
+                        .note("add `plan { ... }` saying which kernels run, e.g. `plan { init(); }`")
+                        .cascading(),
                 );
             }
         }

@@ -176,13 +176,7 @@ pub enum StmtKind {
     },
     /// `forall tile (bi, bj) in (0..n, 0..n) threads (ti, tj) in (0..16, 0..16) { ... }`: one thread block per
     /// tile, with block-shared memory and barriers.
-    ForTile {
-        tile: Pattern,
-        tiles: Space,
-        thread: Pattern,
-        threads: Space,
-        body: Block,
-    },
+    ForTile(Box<ForTile>),
     Break,
     Continue,
     Return(Option<Expr>),
@@ -210,6 +204,16 @@ pub enum StmtKind {
     },
     /// A statement the parser could not make sense of; already reported.
     Error,
+}
+
+/// The parts of a `forall tile` statement (boxed in [`StmtKind`] to keep statements small).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForTile {
+    pub tile: Pattern,
+    pub tiles: Space,
+    pub thread: Pattern,
+    pub threads: Space,
+    pub body: Block,
 }
 
 /// What a loop binds: one name or a pair for 2-D spaces.

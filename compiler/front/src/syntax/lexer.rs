@@ -13,10 +13,11 @@ pub struct LexErrorAt {
 
 pub type Triple<'s> = Result<(usize, Tok<'s>, usize), LexErrorAt>;
 
-/// The tokens of `src` as lalrpop wants them. Errors are yielded in place; the parser turns them into diagnostics.
+/// The tokens of `src` as lalrpop wants them. A lexing error becomes a [`Tok::Invalid`] token in place, so the
+/// parser recovers from it and keeps reporting later errors.
 pub fn lex(src: &str) -> impl Iterator<Item = Triple<'_>> {
     Tok::lexer(src).spanned().map(|(tok, span)| match tok {
         Ok(tok) => Ok((span.start, tok, span.end)),
-        Err(error) => Err(LexErrorAt { error, start: span.start, end: span.end }),
+        Err(error) => Ok((span.start, Tok::Invalid(error), span.end)),
     })
 }

@@ -43,6 +43,14 @@ fn convert(file: FileId, src: &str, e: ParseError<usize, Tok<'_>, LexErrorAt>) -
                 .label(format!("expected {}", describe_expected(&expected)))
                 .note("is a closing `}` or a `;` missing?")
         }
+        ParseError::UnrecognizedToken { token: (l, Tok::Invalid(error), r), .. } => {
+            Diagnostic::error(Span::new(file, l, r.max(l + 1).min(src.len().max(l))), error.to_string()).label(
+                match error {
+                    crate::syntax::token::LexError::UnterminatedComment => "this comment is never closed",
+                    _ => "not part of the language",
+                },
+            )
+        }
         ParseError::UnrecognizedToken { token: (l, tok, r), expected } => {
             Diagnostic::error(Span::new(file, l, r), format!("unexpected {tok}"))
                 .label(format!("expected {}", describe_expected(&expected)))
@@ -75,10 +83,10 @@ fn describe_expected(expected: &[String]) -> String {
             format!("one of {}, or {last}", rest.join(", "))
         }
         _ => {
-            if names.iter().any(|n| n == "an identifier") && names.iter().any(|n| n == "a number") {
-                "an expression".to_string()
-            } else if names.iter().any(|n| n == "`let`") {
+            if names.iter().any(|n| n == "`let`") {
                 "a statement or `}`".to_string()
+            } else if names.iter().any(|n| n == "an identifier") && names.iter().any(|n| n == "a number") {
+                "an expression".to_string()
             } else if names.iter().any(|n| n == "`kernel`") {
                 "an item (`graph`, `param`, `node`, `kernel`, `fn`, `plan`, ...)".to_string()
             } else {

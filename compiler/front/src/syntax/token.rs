@@ -7,7 +7,7 @@ use logos::Logos;
 use std::fmt;
 
 /// What went wrong while lexing; the span comes from the lexer.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LexError {
     #[default]
     UnexpectedChar,
@@ -54,6 +54,9 @@ fn block_comment<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> logos::FilterResult
 pub enum Tok<'s> {
     #[token("/*", block_comment)]
     BlockComment,
+    /// Never produced by logos: the lexer adapter turns lexing errors into this token, which no grammar rule
+    /// accepts, so the parser's error recovery handles it like any other unexpected token.
+    Invalid(LexError),
 
     // Keywords.
     #[token("import")]
@@ -242,6 +245,7 @@ impl fmt::Display for Tok<'_> {
         match self {
             Tok::Ident(s) => write!(f, "identifier `{s}`"),
             Tok::Int(s) | Tok::Float(s) => write!(f, "number `{s}`"),
+            Tok::Invalid(e) => write!(f, "{e}"),
             other => write!(f, "`{}`", other.text()),
         }
     }
@@ -252,6 +256,7 @@ impl Tok<'_> {
     pub fn text(&self) -> &'static str {
         match self {
             Tok::BlockComment => "/*",
+            Tok::Invalid(_) => "invalid token",
             Tok::Import => "import",
             Tok::Graph => "graph",
             Tok::Param => "param",

@@ -1,0 +1,341 @@
+//! Lowering a validated IR module to the runtime's [`Artifact`]: signatures, spaces, worklist effects, and the
+//! host plan as plain data.
+//!
+//! Entities keep their IR order: IR global `g` is artifact global `g`, and so on for params, worklists and
+//! kernels, so a backend can index the context [`Layout`](irgc_artifact::Layout) with IR handles directly.
+
+use crate::ir::{self, Body, ExprKind, GraphQuery, Handle, Literal, Module, Scalar, StmtKind};
+use irgc_artifact as art;
+use std::collections::BTreeSet;
+
+/// Builds the artifact of a module (which must have passed the validator).
+pub fn lower(m: &Module) -> art::Artifact {
+    let plan_exprs = |h: Handle<ir::Expr>| host_expr(&m.plan, h);
+    art::Artifact {
+        name: m.name.clone(),
+        graph: m.graph.as_ref().map(|g| art::GraphDesc { weight: g.weight.map(scalar) }),
+        needs_sources: m.kernels.iter().any(|(_, k)| uses_sources(&k.body))
+            || m.functions.iter().any(|(_, f)| uses_sources(&f.body)),
+        params: m
+            .params
+            .iter()
+            .map(|(_, p)| art::ParamDesc {
+                name: p.name.clone(),
+                ty: scalar(p.ty),
+                default: p.default.map(|d| art::Value { ty: scalar(p.ty), bits: literal_bits(d, p.ty) }),
+            })
+            .collect(),
+        globals: m
+            .globals
+            .iter()
+            .map(|(_, g)| art::GlobalDesc {
+                name: g.name.clone(),
+                elem: scalar(g.elem),
+                shape: match &g.kind {
+                    ir::GlobalKind::Node => art::Shape::Node,
+                    ir::GlobalKind::Edge => art::Shape::Edge,
+                    ir::GlobalKind::Dense(d) => art::Shape::Dense(d.iter().map(|&e| plan_exprs(e)).collect()),
+                },
+            })
+            .collect(),
+        worklists: m
+            .worklists
+            .iter()
+            .map(|(_, w)| art::WorklistDesc { name: w.name.clone(), elem: scalar(w.elem) })
+            .collect(),
+        kernels: m.kernels.iter().map(|(_, k)| kernel(m, k)).collect(),
+        plan: art::Plan {
+            locals: m.plan.locals.iter().map(|(_, l)| (l.name.clone(), local_scalar(l.ty))).collect(),
+            body: block(m, &m.plan, &m.plan.block),
+        },
+        outputs: m
+            .outputs
+            .iter()
+            .map(|o| art::OutputDesc {
+                global: o.global.index(),
+                check: o.check.as_ref().map(|c| match c {
+                    ir::Check::Bfs { source } => art::CheckDesc::Bfs { source: plan_exprs(*source) },
+                    ir::Check::Sssp { source } => art::CheckDesc::Sssp { source: plan_exprs(*source) },
+                    ir::Check::Components => art::CheckDesc::Components,
+                    ir::Check::Coloring => art::CheckDesc::Coloring,
+                    ir::Check::Matching => art::CheckDesc::Matching,
+                    ir::Check::Communities => art::CheckDesc::Communities,
+                    ir::Check::Apsp => art::CheckDesc::Apsp,
+                }),
+            })
+            .collect(),
+    }
+}
+
+pub fn scalar(s: Scalar) -> art::ScalarType {
+    match s {
+        Scalar::Bool => art::ScalarType::Bool,
+        Scalar::I32 => art::ScalarType::I32,
+        Scalar::U32 => art::ScalarType::U32,
+        Scalar::I64 => art::ScalarType::I64,
+        Scalar::U64 => art::ScalarType::U64,
+        Scalar::F32 => art::ScalarType::F32,
+        Scalar::F64 => art::ScalarType::F64,
+        Scalar::Node => art::ScalarType::Node,
+        Scalar::Edge => art::ScalarType::Edge,
+    }
+}
+
+fn local_scalar(t: ir::LocalType) -> art::ScalarType {
+    match t {
+        ir::LocalType::Scalar(s) | ir::LocalType::ArrayRef(s) => scalar(s),
+    }
+}
+
+/// The bits of a literal of type `ty`, as the artifact's [`Value`](art::Value) stores them.
+pub fn literal_bits(lit: Literal, ty: Scalar) -> u64 {
+    match lit {
+        Literal::Bool(b) => b as u64,
+        Literal::Int(v) => v,
+        Literal::Float(f) => match ty {
+            Scalar::F32 => (f as f32).to_bits() as u64,
+            _ => f.to_bits(),
+        },
+        Literal::Inf => scalar(ty).inf_bits(),
+    }
+}
+
+fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
+    let mut pushes = BTreeSet::new();
+    let mut retries = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    effects(m, &k.body.block, &mut pushes, &mut retries, &mut seen);
+    let dims = |s: &ir::Space| match s {
+        ir::Space::Range2(_) => 2,
+        _ => 1,
+    };
+    let space = match k.body.block.first().map(|s| &s.kind) {
+        Some(StmtKind::ForAll { space, .. }) => match space {
+            ir::Space::Nodes => art::Space::Nodes,
+            ir::Space::Edges => art::Space::Edges,
+            ir::Space::Worklist(w) => art::Space::Worklist(w.index()),
+            s => art::Space::Range { dims: dims(s) },
+        },
+        Some(StmtKind::ForTile { tiles, threads, .. }) => {
+            art::Space::Tiles { dims: dims(tiles), threads: threads.clone() }
+        }
+        // The validator guarantees one sweep per kernel; an empty body has an empty range.
+        _ => art::Space::Range { dims: 1 },
+    };
+    art::KernelDesc {
+        name: k.name.clone(),
+        params: k.params.iter().map(|&p| local_scalar(k.body.locals[p].ty)).collect(),
+        reduction: k.reduction.map(|(op, ty)| (reduce_op(op), scalar(ty))),
+        space,
+        pushes: pushes.into_iter().collect(),
+        retries: retries.into_iter().next(),
+    }
+}
+
+fn reduce_op(op: ir::ReduceOp) -> art::ReduceOp {
+    match op {
+        ir::ReduceOp::Any => art::ReduceOp::Any,
+        ir::ReduceOp::All => art::ReduceOp::All,
+        ir::ReduceOp::Sum => art::ReduceOp::Sum,
+        ir::ReduceOp::Min => art::ReduceOp::Min,
+        ir::ReduceOp::Max => art::ReduceOp::Max,
+    }
+}
+
+/// The worklists a block pushes to and retries into, following calls into device functions.
+fn effects(
+    m: &Module,
+    block: &ir::Block,
+    pushes: &mut BTreeSet<usize>,
+    retries: &mut BTreeSet<usize>,
+    seen: &mut BTreeSet<usize>,
+) {
+    for s in block {
+        match &s.kind {
+            StmtKind::Push { worklist, .. } => {
+                pushes.insert(worklist.index());
+            }
+            StmtKind::Retry { worklist, .. } => {
+                retries.insert(worklist.index());
+            }
+            StmtKind::Call { function, .. } if seen.insert(function.index()) => {
+                effects(m, &m.functions[*function].body.block, pushes, retries, seen);
+            }
+            StmtKind::If { then, otherwise, .. } => {
+                effects(m, then, pushes, retries, seen);
+                effects(m, otherwise, pushes, retries, seen);
+            }
+            StmtKind::Loop { body, continuing, .. } => {
+                effects(m, body, pushes, retries, seen);
+                effects(m, continuing, pushes, retries, seen);
+            }
+            StmtKind::For { body, .. } | StmtKind::ForAll { body, .. } | StmtKind::ForTile { body, .. } => {
+                effects(m, body, pushes, retries, seen)
+            }
+            _ => {}
+        }
+    }
+}
+
+fn uses_sources(body: &Body) -> bool {
+    body.exprs.iter().any(|(_, e)| matches!(e.kind, ExprKind::Graph(GraphQuery::Src(_))))
+}
+
+fn block(m: &Module, body: &Body, b: &ir::Block) -> Vec<art::HostStmt> {
+    b.iter().filter_map(|s| stmt(m, body, s)).collect()
+}
+
+fn stmt(m: &Module, body: &Body, s: &ir::Statement) -> Option<art::HostStmt> {
+    let e = |h: Handle<ir::Expr>| host_expr(body, h);
+    let es = |hs: &[Handle<ir::Expr>]| hs.iter().map(|&h| host_expr(body, h)).collect::<Vec<_>>();
+    Some(match &s.kind {
+        StmtKind::Assign { local, value } => art::HostStmt::Assign { local: local.index(), value: e(*value) },
+        StmtKind::Store { array: ir::ArrayRef::Global(g), index, value } => {
+            art::HostStmt::Store { global: g.index(), index: es(index), value: e(*value) }
+        }
+        StmtKind::Fill { global, value } => art::HostStmt::Fill { global: global.index(), value: e(*value) },
+        StmtKind::HostPush { worklist, value } => art::HostStmt::Push { worklist: worklist.index(), value: e(*value) },
+        StmtKind::Clear { worklist } => art::HostStmt::Clear { worklist: worklist.index() },
+        StmtKind::Invoke { kernel, args, result } => {
+            art::HostStmt::Invoke { kernel: kernel.index(), args: es(args), result: result.map(|r| r.index()) }
+        }
+        StmtKind::If { cond, then, otherwise } => {
+            art::HostStmt::If { cond: e(*cond), then: block(m, body, then), otherwise: block(m, body, otherwise) }
+        }
+        StmtKind::Loop { body: b, continuing, break_if } => art::HostStmt::Loop {
+            body: block(m, body, b),
+            continuing: block(m, body, continuing),
+            break_if: break_if.map(e),
+        },
+        StmtKind::For { var, start, end, body: b } => {
+            art::HostStmt::For { var: var.index(), start: e(*start), end: e(*end), body: block(m, body, b) }
+        }
+        StmtKind::Break => art::HostStmt::Break,
+        StmtKind::Continue => art::HostStmt::Continue,
+        StmtKind::Pipe { worklist, body: b } => {
+            art::HostStmt::Pipe { worklist: worklist.index(), body: block(m, body, b) }
+        }
+        StmtKind::Hybrid { worklist, threshold, dense, sparse } => art::HostStmt::Hybrid {
+            worklist: worklist.index(),
+            threshold: e(*threshold),
+            dense: block(m, body, dense),
+            sparse: block(m, body, sparse),
+        },
+        // Device-only statements never occur in a validated plan.
+        _ => return None,
+    })
+}
+
+fn host_expr(body: &Body, h: Handle<ir::Expr>) -> art::HostExpr {
+    let ex = &body.exprs[h];
+    let sub = |h: Handle<ir::Expr>| Box::new(host_expr(body, h));
+    let kind = match &ex.kind {
+        ExprKind::Literal(l) => art::HostExprKind::Literal(literal_bits(*l, ex.ty)),
+        ExprKind::Local(l) => art::HostExprKind::Local(l.index()),
+        ExprKind::Param(p) => art::HostExprKind::Param(p.index()),
+        ExprKind::Unary { op, arg } => art::HostExprKind::Unary(
+            match op {
+                ir::UnaryOp::Neg => art::UnaryOp::Neg,
+                ir::UnaryOp::Not => art::UnaryOp::Not,
+                ir::UnaryOp::BitNot => art::UnaryOp::BitNot,
+            },
+            sub(*arg),
+        ),
+        ExprKind::Binary { op, left, right } => art::HostExprKind::Binary(binary_op(*op), sub(*left), sub(*right)),
+        ExprKind::Cast { arg } => art::HostExprKind::Cast(sub(*arg)),
+        ExprKind::Math { fun, args } => {
+            art::HostExprKind::Math(math_fn(*fun), args.iter().map(|&a| host_expr(body, a)).collect())
+        }
+        ExprKind::Graph(GraphQuery::NumNodes) => art::HostExprKind::NumNodes,
+        ExprKind::Graph(GraphQuery::NumEdges) => art::HostExprKind::NumEdges,
+        ExprKind::WorklistSize(w) => art::HostExprKind::WorklistSize(w.index()),
+        ExprKind::HostLoad { global, index } => art::HostExprKind::Load {
+            global: global.index(),
+            index: index.iter().map(|&i| host_expr(body, i)).collect(),
+        },
+        // Device-only expressions never occur in a validated plan (invariant 4); keep the tree total anyway.
+        ExprKind::Load { .. } | ExprKind::Graph(_) => art::HostExprKind::Literal(0),
+    };
+    art::HostExpr { ty: scalar(ex.ty), kind }
+}
+
+fn binary_op(op: ir::BinaryOp) -> art::BinaryOp {
+    use ir::BinaryOp as B;
+    match op {
+        B::Add => art::BinaryOp::Add,
+        B::Sub => art::BinaryOp::Sub,
+        B::Mul => art::BinaryOp::Mul,
+        B::Div => art::BinaryOp::Div,
+        B::Rem => art::BinaryOp::Rem,
+        B::BitAnd => art::BinaryOp::BitAnd,
+        B::BitOr => art::BinaryOp::BitOr,
+        B::BitXor => art::BinaryOp::BitXor,
+        B::Shl => art::BinaryOp::Shl,
+        B::Shr => art::BinaryOp::Shr,
+        B::And => art::BinaryOp::And,
+        B::Or => art::BinaryOp::Or,
+        B::Eq => art::BinaryOp::Eq,
+        B::Ne => art::BinaryOp::Ne,
+        B::Lt => art::BinaryOp::Lt,
+        B::Le => art::BinaryOp::Le,
+        B::Gt => art::BinaryOp::Gt,
+        B::Ge => art::BinaryOp::Ge,
+    }
+}
+
+fn math_fn(f: ir::MathFn) -> art::MathFn {
+    use ir::MathFn as M;
+    match f {
+        M::Min => art::MathFn::Min,
+        M::Max => art::MathFn::Max,
+        M::Abs => art::MathFn::Abs,
+        M::Ctz => art::MathFn::Ctz,
+        M::Clz => art::MathFn::Clz,
+        M::Popcount => art::MathFn::Popcount,
+        M::Sqrt => art::MathFn::Sqrt,
+        M::Random => art::MathFn::Random,
+        M::Select => art::MathFn::Select,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn artifact(src: &str) -> art::Artifact {
+        let c = crate::compile_source("t.irg", src);
+        assert!(!c.has_errors(), "{}", c.sources.render(&c.diagnostics, false));
+        lower(c.module.as_ref().unwrap())
+    }
+
+    #[test]
+    fn kernels_record_spaces_and_worklist_effects_through_calls() {
+        let a = artifact(
+            "graph G; worklist wl; node d: u32 = inf;
+             fn visit(v: node) { wl.push(v); }
+             kernel k() { forall v in wl { visit(G.src(G.first_edge(v))); } }
+             kernel r() -> sum u64 { forall (i, j) in (0..4u32, 0..5u32) { reduce 1; } }
+             plan { wl.push(0 as node); pipe wl { k(); } let s = r(); }",
+        );
+        assert!(a.needs_sources);
+        assert_eq!(a.kernels[0].space, art::Space::Worklist(0));
+        assert_eq!(a.kernels[0].pushes, vec![0]);
+        assert_eq!(a.kernels[1].space, art::Space::Range { dims: 2 });
+        assert_eq!(a.kernels[1].reduction, Some((art::ReduceOp::Sum, art::ScalarType::U64)));
+        // Plan: fill (initialiser), push, pipe, invoke with result, assign.
+        assert!(matches!(a.plan.body[0], art::HostStmt::Fill { global: 0, .. }));
+        assert!(matches!(a.plan.body[2], art::HostStmt::Pipe { worklist: 0, .. }));
+        let fill = match &a.plan.body[0] {
+            art::HostStmt::Fill { value, .. } => value.clone(),
+            _ => unreachable!(),
+        };
+        assert_eq!(fill.kind, art::HostExprKind::Literal(u32::MAX as u64));
+    }
+
+    #[test]
+    fn params_keep_typed_defaults() {
+        let a = artifact("graph G; param h: f32 = 0.5; param s: i32 = -3; node x: u32; kernel k() { forall v in G.nodes { x[v] = 1; } } plan { k(); }");
+        assert_eq!(a.params[0].default.unwrap().bits, 0.5f32.to_bits() as u64);
+        assert_eq!(a.params[1].default.unwrap().bits, (-3i32) as u32 as u64);
+    }
+}

@@ -1,0 +1,502 @@
+//! The artifact: everything the runtime needs to run a compiled program, and nothing of the compiler.
+//!
+//! The compiler lowers a program's IR into an [`Artifact`] (see `irgc_front::artifact`); a backend adds the kernel
+//! code (native functions from Cranelift, or PTX). The runtime allocates the arrays and worklists the artifact
+//! describes, interprets its [`plan`](Artifact::plan) on the host, and launches kernels through the
+//! [`KernelContext`] slot layout below. The artifact is plain data (serde), so it can be written beside a PTX file.
+//!
+//! # Kernel ABI
+//! Every kernel is entered with a pointer to a table of `u64` slots (the context), and processes the iterations
+//! `lo..hi` of its parallel space, linearised (see [`Space`]). The slot layout ([`Layout`]) is:
+//!
+//! | slots | meaning |
+//! |---|---|
+//! | 0 | `row_start`: pointer to `num_nodes + 1` `u64` offsets |
+//! | 1 | `col`: pointer to `num_edges` `u32` destinations |
+//! | 2 | `weights`: pointer to `num_edges` weights of the graph's weight type (0 if unweighted) |
+//! | 3 | `src`: pointer to `num_edges` `u32` sources (0 unless [`Artifact::needs_sources`]) |
+//! | 4, 5 | `num_nodes`, `num_edges` |
+//! | per global g: 3 slots | data pointer, `dim0`, `dim1` (elements per dimension; node/edge arrays: length, 1) |
+//! | per worklist w: 8 slots | see [`WorklistSlot`] |
+//! | per param p: 1 slot | the value's bits (zero-extended; floats as IEEE bits; bool as 0/1) |
+//! | per kernel argument i: 1 slot | the value's bits, as for params |
+//! | 1 slot | the reduction result: written by the kernel (see below) |
+//!
+//! Element storage: `bool` is one byte (0/1), `node`/`u32`/`i32`/`f32` four bytes, `edge`/`u64`/`i64`/`f64`
+//! eight, little-endian, dense arrays row-major.
+//!
+//! Worklist pushes: `i = atomic_add(*out_count, 1)`; if `i < out_capacity` store the item at `out_items[i]`,
+//! else set `*overflow = 1` (the runtime then fails the run with a clear message). Retries go the same way to the
+//! retry buffer, sharing its capacity and overflow flag.
+//!
+//! Reductions: a CPU kernel entry combines its chunk's `reduce` values, starting from the identity, and returns
+//! the partial result's bits; the runtime combines partials ([`ReduceOp`]).
+
+use serde::{Deserialize, Serialize};
+
+/// Scalar types as stored in device memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScalarType {
+    Bool,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+    Node,
+    Edge,
+}
+
+impl ScalarType {
+    /// Bytes per element in memory.
+    pub fn size(self) -> usize {
+        match self {
+            ScalarType::Bool => 1,
+            ScalarType::I32 | ScalarType::U32 | ScalarType::F32 | ScalarType::Node => 4,
+            _ => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, ScalarType::F32 | ScalarType::F64)
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, ScalarType::I32 | ScalarType::I64)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::Bool => "bool",
+            ScalarType::I32 => "i32",
+            ScalarType::U32 => "u32",
+            ScalarType::I64 => "i64",
+            ScalarType::U64 => "u64",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+            ScalarType::Node => "node",
+            ScalarType::Edge => "edge",
+        }
+    }
+
+    /// The bits of `inf` for this type: the largest value (+∞ for floats).
+    pub fn inf_bits(self) -> u64 {
+        match self {
+            ScalarType::Bool => 1,
+            ScalarType::I32 => i32::MAX as u64,
+            ScalarType::U32 | ScalarType::Node => u32::MAX as u64,
+            ScalarType::I64 => i64::MAX as u64,
+            ScalarType::U64 | ScalarType::Edge => u64::MAX,
+            ScalarType::F32 => f32::INFINITY.to_bits() as u64,
+            ScalarType::F64 => f64::INFINITY.to_bits(),
+        }
+    }
+}
+
+/// A typed value as bits: integers zero-extended (signed ones as their two's complement in the type's width),
+/// floats as IEEE bits (f32 in the low 32 bits), bool as 0/1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Value {
+    pub ty: ScalarType,
+    pub bits: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReduceOp {
+    Any,
+    All,
+    Sum,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Artifact {
+    pub name: String,
+    /// Whether the program has a graph, and its weight type.
+    pub graph: Option<GraphDesc>,
+    /// Whether any kernel reads `G.src(e)`: the runtime then provides slot 3.
+    pub needs_sources: bool,
+    pub params: Vec<ParamDesc>,
+    pub globals: Vec<GlobalDesc>,
+    pub worklists: Vec<WorklistDesc>,
+    pub kernels: Vec<KernelDesc>,
+    pub plan: Plan,
+    pub outputs: Vec<OutputDesc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GraphDesc {
+    pub weight: Option<ScalarType>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamDesc {
+    pub name: String,
+    pub ty: ScalarType,
+    pub default: Option<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Shape {
+    Node,
+    Edge,
+    /// Dimensions, evaluated on the host before the plan runs.
+    Dense(Vec<HostExpr>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GlobalDesc {
+    pub name: String,
+    pub elem: ScalarType,
+    pub shape: Shape,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorklistDesc {
+    pub name: String,
+    pub elem: ScalarType,
+}
+
+/// A kernel's parallel space, linearised to `0..size`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Space {
+    /// Iteration i is node i; size `num_nodes`.
+    Nodes,
+    /// Iteration i is edge i; size `num_edges`.
+    Edges,
+    /// Iteration i is the worklist's `in_items[i]`; size `in_count`.
+    Worklist(usize),
+    /// A 1-D or 2-D range whose bounds the kernel computes from its arguments; the backend provides the size.
+    Range { dims: usize },
+    /// One iteration per tile of a `forall tile`; `threads` is the block shape.
+    Tiles { dims: usize, threads: Vec<u32> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelDesc {
+    pub name: String,
+    pub params: Vec<ScalarType>,
+    pub reduction: Option<(ReduceOp, ScalarType)>,
+    pub space: Space,
+    /// Worklists the kernel pushes to: after a launch, each one's contents become what was pushed.
+    pub pushes: Vec<usize>,
+    /// The worklist the kernel retries into, if any: the runtime relaunches it over the retried items.
+    pub retries: Option<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum CheckDesc {
+    Bfs { source: HostExpr },
+    Sssp { source: HostExpr },
+    Components,
+    Coloring,
+    Matching,
+    Communities,
+    Apsp,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutputDesc {
+    pub global: usize,
+    pub check: Option<CheckDesc>,
+}
+
+/// The host program.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Host locals: name and type, indexed by [`HostExpr::Local`] and assignments.
+    pub locals: Vec<(String, ScalarType)>,
+    pub body: Vec<HostStmt>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MathFn {
+    Min,
+    Max,
+    Abs,
+    Ctz,
+    Clz,
+    Popcount,
+    Sqrt,
+    Random,
+    Select,
+}
+
+/// A host expression; `ty` is the result type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HostExpr {
+    pub ty: ScalarType,
+    pub kind: HostExprKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum HostExprKind {
+    Literal(u64),
+    Local(usize),
+    Param(usize),
+    Unary(UnaryOp, Box<HostExpr>),
+    /// Operands share a type (the comparison's operand type is the left operand's `ty`).
+    Binary(BinaryOp, Box<HostExpr>, Box<HostExpr>),
+    /// Conversion of the operand to `ty`.
+    Cast(Box<HostExpr>),
+    Math(MathFn, Vec<HostExpr>),
+    NumNodes,
+    NumEdges,
+    WorklistSize(usize),
+    /// One element of a global.
+    Load {
+        global: usize,
+        index: Vec<HostExpr>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum HostStmt {
+    Assign {
+        local: usize,
+        value: HostExpr,
+    },
+    Store {
+        global: usize,
+        index: Vec<HostExpr>,
+        value: HostExpr,
+    },
+    Fill {
+        global: usize,
+        value: HostExpr,
+    },
+    /// Appends to the worklist's current contents.
+    Push {
+        worklist: usize,
+        value: HostExpr,
+    },
+    Clear {
+        worklist: usize,
+    },
+    Invoke {
+        kernel: usize,
+        args: Vec<HostExpr>,
+        result: Option<usize>,
+    },
+    If {
+        cond: HostExpr,
+        then: Vec<HostStmt>,
+        otherwise: Vec<HostStmt>,
+    },
+    /// Runs `body`, then `continuing`, then leaves if `break_if` holds; `Continue` jumps to `continuing`.
+    Loop {
+        body: Vec<HostStmt>,
+        continuing: Vec<HostStmt>,
+        break_if: Option<HostExpr>,
+    },
+    For {
+        var: usize,
+        start: HostExpr,
+        end: HostExpr,
+        body: Vec<HostStmt>,
+    },
+    Break,
+    Continue,
+    /// Repeats `body` while the worklist is not empty.
+    Pipe {
+        worklist: usize,
+        body: Vec<HostStmt>,
+    },
+    /// `dense` when the worklist holds more than `threshold × num_nodes` items, else `sparse`.
+    Hybrid {
+        worklist: usize,
+        threshold: HostExpr,
+        dense: Vec<HostStmt>,
+        sparse: Vec<HostStmt>,
+    },
+}
+
+/// The 8 slots of a worklist in the kernel context, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorklistSlot {
+    /// Pointer to the current items.
+    InItems = 0,
+    /// Number of current items.
+    InCount = 1,
+    /// Pointer to the buffer pushes go to.
+    OutItems = 2,
+    /// Pointer to the `u64` push counter.
+    OutCount = 3,
+    /// Capacity of the push buffer, in items (the retry buffer has the same capacity).
+    Capacity = 4,
+    /// Pointer to the retry buffer.
+    RetryItems = 5,
+    /// Pointer to the `u64` retry counter.
+    RetryCount = 6,
+    /// Pointer to a `u64` set to 1 when a push or retry found its buffer full.
+    Overflow = 7,
+}
+
+/// The slot indices of a program's kernel context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub globals: usize,
+    pub worklists: usize,
+    pub params: usize,
+    /// The largest number of arguments any kernel takes.
+    pub max_args: usize,
+}
+
+impl Layout {
+    pub const ROW_START: usize = 0;
+    pub const COL: usize = 1;
+    pub const WEIGHTS: usize = 2;
+    pub const SRC: usize = 3;
+    pub const NUM_NODES: usize = 4;
+    pub const NUM_EDGES: usize = 5;
+    const FIXED: usize = 6;
+
+    pub fn of(a: &Artifact) -> Layout {
+        Layout {
+            globals: a.globals.len(),
+            worklists: a.worklists.len(),
+            params: a.params.len(),
+            max_args: a.kernels.iter().map(|k| k.params.len()).max().unwrap_or(0),
+        }
+    }
+
+    /// Data pointer of global `g`; `+1` and `+2` hold its dimensions.
+    pub fn global(&self, g: usize) -> usize {
+        Self::FIXED + 3 * g
+    }
+
+    pub fn worklist(&self, w: usize, slot: WorklistSlot) -> usize {
+        Self::FIXED + 3 * self.globals + 8 * w + slot as usize
+    }
+
+    pub fn param(&self, p: usize) -> usize {
+        Self::FIXED + 3 * self.globals + 8 * self.worklists + p
+    }
+
+    pub fn arg(&self, i: usize) -> usize {
+        self.param(self.params) + i
+    }
+
+    /// The slot a kernel writes its reduction result to (GPU backends; CPU kernels return it).
+    pub fn reduction(&self) -> usize {
+        self.arg(self.max_args)
+    }
+
+    /// Total number of slots.
+    pub fn len(&self) -> usize {
+        self.reduction() + 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// The identity of a reduction in `ty`, as bits.
+pub fn reduce_identity(op: ReduceOp, ty: ScalarType) -> u64 {
+    match op {
+        ReduceOp::Any => 0,
+        ReduceOp::All => 1,
+        ReduceOp::Sum => match ty {
+            ScalarType::F32 => 0f32.to_bits() as u64,
+            ScalarType::F64 => 0f64.to_bits(),
+            _ => 0,
+        },
+        ReduceOp::Min => ty.inf_bits(),
+        ReduceOp::Max => match ty {
+            ScalarType::I32 => i32::MIN as u32 as u64,
+            ScalarType::I64 => i64::MIN as u64,
+            ScalarType::F32 => f32::NEG_INFINITY.to_bits() as u64,
+            ScalarType::F64 => f64::NEG_INFINITY.to_bits(),
+            _ => 0,
+        },
+    }
+}
+
+/// Combines two partial reductions (bits of `ty`).
+pub fn reduce_combine(op: ReduceOp, ty: ScalarType, a: u64, b: u64) -> u64 {
+    use ScalarType as T;
+    let pick = |take_a: bool| if take_a { a } else { b };
+    match op {
+        ReduceOp::Any => ((a != 0) || (b != 0)) as u64,
+        ReduceOp::All => ((a != 0) && (b != 0)) as u64,
+        ReduceOp::Sum => match ty {
+            T::F32 => (f32::from_bits(a as u32) + f32::from_bits(b as u32)).to_bits() as u64,
+            T::F64 => (f64::from_bits(a) + f64::from_bits(b)).to_bits(),
+            T::I32 | T::U32 | T::Node => (a as u32).wrapping_add(b as u32) as u64,
+            _ => a.wrapping_add(b),
+        },
+        ReduceOp::Min | ReduceOp::Max => {
+            let a_less = match ty {
+                T::F32 => f32::from_bits(a as u32) < f32::from_bits(b as u32),
+                T::F64 => f64::from_bits(a) < f64::from_bits(b),
+                T::I32 => (a as u32 as i32) < (b as u32 as i32),
+                T::I64 => (a as i64) < (b as i64),
+                _ => a < b,
+            };
+            pick(if op == ReduceOp::Min { a_less } else { !a_less })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reductions_combine_by_type() {
+        let t = ScalarType::I32;
+        let neg = (-5i32) as u32 as u64;
+        assert_eq!(reduce_combine(ReduceOp::Min, t, neg, 3), neg);
+        assert_eq!(reduce_combine(ReduceOp::Max, t, reduce_identity(ReduceOp::Max, t), neg), neg);
+        let f = ScalarType::F64;
+        let s = reduce_combine(ReduceOp::Sum, f, 1.5f64.to_bits(), 2.25f64.to_bits());
+        assert_eq!(f64::from_bits(s), 3.75);
+        assert_eq!(reduce_combine(ReduceOp::Any, ScalarType::Bool, 0, 1), 1);
+        assert_eq!(reduce_combine(ReduceOp::All, ScalarType::Bool, 1, 0), 0);
+    }
+
+    #[test]
+    fn layout_slots_do_not_overlap() {
+        let l = Layout { globals: 2, worklists: 1, params: 3, max_args: 2 };
+        assert_eq!(l.global(0), 6);
+        assert_eq!(l.global(1), 9);
+        assert_eq!(l.worklist(0, WorklistSlot::InItems), 12);
+        assert_eq!(l.worklist(0, WorklistSlot::Overflow), 19);
+        assert_eq!(l.param(0), 20);
+        assert_eq!(l.arg(0), 23);
+        assert_eq!(l.reduction(), 25);
+        assert_eq!(l.len(), 26);
+    }
+}
