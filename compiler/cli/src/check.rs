@@ -50,7 +50,6 @@ pub fn front(path: &std::path::Path, color: bool) -> Option<irgc_front::Compilat
     }
 }
 
-#[allow(clippy::print_stdout)]
 pub fn run(args: &CheckArgs, color: bool) -> Result<ExitCode> {
     let mut failed = 0;
     for path in &args.files {

@@ -25,7 +25,6 @@ pub struct CompileArgs {
     output: Option<PathBuf>,
 }
 
-#[allow(clippy::print_stdout)]
 pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     let Some(c) = crate::check::front(&args.file, color) else {
         return Ok(ExitCode::FAILURE);

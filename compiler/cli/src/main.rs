@@ -1,7 +1,14 @@
 //! `irgc`: check, compile and run graph programs written in the `.irg` language.
+//!
+//! The only crate that prints: libraries return data (diagnostics, reports, errors) and this one renders them.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod backend;
 mod check;
 mod compile;
+mod gen;
+mod graph_input;
+mod run;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -36,6 +43,13 @@ enum Command {
     /// Compile a program and print or write one stage of the result.
     #[command(after_help = "Stages: `ast` (the syntax tree, as parsed), `ir` (the typed, validated IR).")]
     Compile(compile::CompileArgs),
+    /// Run a program on a graph: compile it, load the graph (a file or gen:SPEC), execute on the CPU, report.
+    #[command(after_help = "Exit status: 0 on success, 1 on any error or a failed --verify.\n\
+Example: irgc run programs/bfs/bfs_worklist.irg --graph road.mtx --param source=1 --verify --stats")]
+    Run(run::RunArgs),
+    /// Generate a graph from a spec (rmat, kron, er, rgg, delaunay, grid) and write it in any supported format.
+    #[command(after_help = "Example: irgc gen rmat:scale=16,ef=16,seed=1 -o rmat16.mtx")]
+    Gen(gen::GenArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +58,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(args) => check::run(&args, color),
         Command::Compile(args) => compile::run(&args, color),
+        Command::Run(args) => run::run(&args, color),
+        Command::Gen(args) => gen::run(&args),
     };
     match result {
         Ok(code) => code,

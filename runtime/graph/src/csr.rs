@@ -185,9 +185,9 @@ impl EdgeList {
         let n = num_nodes as usize;
         let keep = |i: usize| !(opts.drop_self_loops && src[i] == dst[i]);
         let mut row_start = vec![0u64; n + 1];
-        for i in 0..src.len() {
+        for (i, &s) in src.iter().enumerate() {
             if keep(i) {
-                row_start[src[i] as usize + 1] += 1;
+                row_start[s as usize + 1] += 1;
             }
         }
         for v in 0..n {
@@ -196,11 +196,10 @@ impl EdgeList {
         // Bucket edge indices by source, in input order.
         let mut order = vec![0usize; row_start[n] as usize];
         let mut next: Vec<u64> = row_start[..n].to_vec();
-        for i in 0..src.len() {
+        for (i, &s) in src.iter().enumerate() {
             if keep(i) {
-                let s = src[i] as usize;
-                order[next[s] as usize] = i;
-                next[s] += 1;
+                order[next[s as usize] as usize] = i;
+                next[s as usize] += 1;
             }
         }
         drop(next);

@@ -396,7 +396,8 @@ impl<'s> BodyLowerer<'s> {
             .map(|c| (distance(name, c), *c))
             .filter(|(d, c)| *d <= 2 && *d < name.len().max(c.len()))
             .min();
-        let mut d = Diagnostic::error(span, format!("cannot find `{name}` in this scope")).label("not found").cascading();
+        let mut d =
+            Diagnostic::error(span, format!("cannot find `{name}` in this scope")).label("not found").cascading();
         if let Some((_, c)) = best {
             d = d.note(format!("a similar name exists: `{c}`"));
         } else if name == "G" || name == "g" {

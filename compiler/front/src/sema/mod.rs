@@ -415,7 +415,8 @@ impl Sema {
             let body = self.module.functions[h].body.clone();
             let ret = self.module.functions[h].ret;
             let params: Vec<_> = func.params.iter().map(|p| p.name.clone()).collect();
-            let body = BodyLowerer::new(self, body, Context::Function(ret)).lower_fn(&func.name.node, &params, &func.body);
+            let body =
+                BodyLowerer::new(self, body, Context::Function(ret)).lower_fn(&func.name.node, &params, &func.body);
             self.module.functions[h].body = body;
         }
         for &(h, k) in &pending.kernels {

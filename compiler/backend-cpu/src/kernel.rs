@@ -1,0 +1,370 @@
+//! Kernel entry points: the linearised parallel space (shared with nested `forall`s, which run sequentially),
+//! the chunk loop `lo..hi`, and `forall tile` kernels run as lockstep phases.
+//!
+//! # `forall tile` on the CPU
+//! One entry iteration is one tile. Its threads run one after another, but in *phases*: the tile body is split
+//! at its barriers, and each phase runs for every thread before the next starts, which is exactly what a barrier
+//! guarantees. Locals that differ between threads live in a per-thread frame (one 8-byte cell per local and
+//! thread); the tile's shared arrays live in the entry's stack frame.
+//!
+//! A statement of the tile body that contains a barrier (an `if`, `for`, `while`/`loop`/`repeat`), or that
+//! `break`s or `continue`s such a loop, runs once for the whole tile, recursively: its condition, bounds or
+//! `until` test are evaluated for thread 0. They must be uniform across the tile's threads, as the GPU requires of
+//! any barrier's control flow (a divergent barrier is undefined behaviour there; here thread 0 decides). Only a
+//! barrier inside a nested `forall` is refused.
+
+use crate::abi;
+use crate::lower::Lower;
+use crate::types;
+use crate::CpuError;
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types as t, InstBuilder, Value};
+use irgc_artifact::{Layout, WorklistSlot};
+use irgc_front::ir::{Handle, Kernel, Local, Scalar, Space, Statement, StmtKind};
+use std::collections::HashSet;
+
+/// A parallel space with its bounds evaluated: `size` iterations, and what is needed to map an iteration
+/// number to the loop variables.
+pub(crate) struct Prepared {
+    pub size: Value,
+    kind: Kind,
+}
+
+enum Kind {
+    Nodes,
+    Edges,
+    OutEdges { first: Value },
+    Worklist { items: Value, elem: Scalar },
+    Range { start: Value, ty: Scalar },
+    Range2 { a: Value, ta: Scalar, c: Value, tc: Scalar, inner: Value },
+}
+
+impl Lower<'_, '_> {
+    /// Evaluates a space's bounds. Ranges are empty when `end <= start`.
+    pub fn prepare_space(&mut self, space: &Space) -> Result<Prepared, CpuError> {
+        let ctx = self.ctx;
+        Ok(match space {
+            Space::Nodes => Prepared { size: abi::slot(&mut self.b, ctx, Layout::NUM_NODES), kind: Kind::Nodes },
+            Space::Edges => Prepared { size: abi::slot(&mut self.b, ctx, Layout::NUM_EDGES), kind: Kind::Edges },
+            Space::OutEdges(v) => {
+                let v = self.expr(*v)?;
+                let first = abi::row_start(&mut self.b, ctx, v, 0);
+                let end = abi::row_start(&mut self.b, ctx, v, 1);
+                Prepared { size: self.b.ins().isub(end, first), kind: Kind::OutEdges { first } }
+            }
+            Space::Worklist(w) => {
+                let size = abi::slot(&mut self.b, ctx, self.layout.worklist(w.index(), WorklistSlot::InCount));
+                let items = abi::slot(&mut self.b, ctx, self.layout.worklist(w.index(), WorklistSlot::InItems));
+                Prepared { size, kind: Kind::Worklist { items, elem: self.m.worklists[*w].elem } }
+            }
+            Space::Range(a, b) => {
+                let (start, size, ty) = self.range(*a, *b)?;
+                Prepared { size, kind: Kind::Range { start, ty } }
+            }
+            Space::Range2([(a, b), (c, d)]) => {
+                let (a, outer, ta) = self.range(*a, *b)?;
+                let (c, inner, tc) = self.range(*c, *d)?;
+                let size = self.b.ins().imul(outer, inner);
+                // `inner` is only divided by when the space is non-empty, but keep the division trap-free.
+                let one = self.b.ins().iconst(t::I64, 1);
+                let inner = self.b.ins().umax(inner, one);
+                Prepared { size, kind: Kind::Range2 { a, ta, c, tc, inner } }
+            }
+        })
+    }
+
+    /// A range's start (as `i64`), its length (`max(end - start, 0)`) and its type.
+    fn range(
+        &mut self,
+        a: Handle<irgc_front::ir::Expr>,
+        b: Handle<irgc_front::ir::Expr>,
+    ) -> Result<(Value, Value, Scalar), CpuError> {
+        let ty = self.expr_of(a).ty;
+        let av = self.expr(a)?;
+        let av = types::to_i64(&mut self.b, ty, av);
+        let bv = self.expr(b)?;
+        let bv = types::to_i64(&mut self.b, ty, bv);
+        let cc = if ty.is_signed() { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
+        let nonempty = self.b.ins().icmp(cc, av, bv);
+        let len = self.b.ins().isub(bv, av);
+        let zero = self.b.ins().iconst(t::I64, 0);
+        Ok((av, self.b.ins().select(nonempty, len, zero), ty))
+    }
+
+    /// Binds the loop variables of iteration `i` (an `i64` in `0..size`).
+    pub fn bind_space(&mut self, sp: &Prepared, vars: &[Handle<Local>], i: Value) -> Result<(), CpuError> {
+        let values: Vec<Value> = match sp.kind {
+            Kind::Nodes => vec![self.b.ins().ireduce(t::I32, i)],
+            Kind::Edges => vec![i],
+            Kind::OutEdges { first } => vec![self.b.ins().iadd(first, i)],
+            Kind::Worklist { items, elem } => {
+                let addr = abi::element(&mut self.b, items, i, elem);
+                vec![self.b.ins().load(types::clif(elem), abi::flags(), addr, 0)]
+            }
+            Kind::Range { start, ty } => {
+                let v = self.b.ins().iadd(start, i);
+                vec![types::from_i64(&mut self.b, ty, v)]
+            }
+            Kind::Range2 { a, ta, c, tc, inner } => {
+                let q = self.b.ins().udiv(i, inner);
+                let r = self.b.ins().urem(i, inner);
+                let x = self.b.ins().iadd(a, q);
+                let y = self.b.ins().iadd(c, r);
+                vec![types::from_i64(&mut self.b, ta, x), types::from_i64(&mut self.b, tc, y)]
+            }
+        };
+        if values.len() != vars.len() {
+            return self.malformed(format!("{} loop variables for a space of {}", vars.len(), values.len()));
+        }
+        for (&var, v) in vars.iter().zip(values) {
+            self.write_local(var, v);
+        }
+        Ok(())
+    }
+
+    /// Sets the kernel's parameters from their argument slots.
+    pub fn bind_kernel_args(&mut self, k: &Kernel) -> Result<(), CpuError> {
+        for (i, &p) in k.params.iter().enumerate() {
+            let irgc_front::ir::LocalType::Scalar(s) = self.local_type(p) else {
+                return self.malformed("kernel parameter of array type");
+            };
+            let v = abi::scalar_slot(&mut self.b, self.ctx, self.layout.arg(i), s);
+            self.write_local(p, v);
+        }
+        Ok(())
+    }
+
+    /// The body of the size function: the number of iterations of the kernel's top-level space (tiles for a
+    /// `forall tile`), as an `i64`.
+    pub fn kernel_size(&mut self, k: &Kernel) -> Result<Value, CpuError> {
+        self.bind_kernel_args(k)?;
+        let space = match top_level(k) {
+            Some(StmtKind::ForAll { space, .. }) => space,
+            Some(StmtKind::ForTile { tiles, .. }) => tiles,
+            _ => return self.malformed("a kernel whose body is not a single `forall`"),
+        };
+        Ok(self.prepare_space(space)?.size)
+    }
+
+    /// The body of the entry function: runs iterations `lo..hi` and returns the partial reduction's bits.
+    pub fn kernel_entry(&mut self, k: &Kernel, lo: Value, hi: Value) -> Result<Value, CpuError> {
+        self.bind_kernel_args(k)?;
+        if let Some((op, ty)) = k.reduction {
+            let acc = self.b.declare_var(types::clif(ty));
+            let id = self.reduce_identity(op, ty);
+            self.b.def_var(acc, id);
+            self.reduction = Some((op, ty, acc));
+        }
+        match top_level(k) {
+            Some(StmtKind::ForAll { vars, space, body }) => {
+                let sp = self.prepare_space(space)?;
+                self.counted_loop(lo, hi, false, false, |me, i| {
+                    me.bind_space(&sp, vars, i)?;
+                    me.block(body)
+                })?;
+            }
+            Some(StmtKind::ForTile { tile_vars, tiles, thread_vars, body, .. }) => {
+                let sp = self.prepare_space(tiles)?;
+                self.counted_loop(lo, hi, false, false, |me, i| {
+                    me.bind_space(&sp, tile_vars, i)?;
+                    me.tile_block(thread_vars, body)
+                })?;
+            }
+            _ => return self.malformed("a kernel whose body is not a single `forall`"),
+        }
+        Ok(match self.reduction {
+            Some((_, ty, acc)) => {
+                let v = self.b.use_var(acc);
+                types::to_bits(&mut self.b, ty, v)
+            }
+            None => self.b.ins().iconst(t::I64, 0),
+        })
+    }
+
+    /// Runs a tile-level block: runs of per-thread statements become phases run for every thread; barriers end
+    /// a phase; tile-level statements (see [`tile_level`]) run once for the tile.
+    fn tile_block(&mut self, thread_vars: &[Handle<Local>], stmts: &[Statement]) -> Result<(), CpuError> {
+        let mut phase: Vec<&Statement> = Vec::new();
+        for s in stmts {
+            if !tile_level(s) {
+                phase.push(s);
+                continue;
+            }
+            self.run_phase(thread_vars, &phase)?;
+            phase.clear();
+            match &s.kind {
+                StmtKind::Barrier => {}
+                StmtKind::Break | StmtKind::Continue => {
+                    let Some(Some((cont, exit))) = self.loops.last().copied() else {
+                        return self.malformed("`break`/`continue` outside a loop");
+                    };
+                    self.jump_away(if matches!(s.kind, StmtKind::Break) { exit } else { cont });
+                }
+                StmtKind::If { cond, then, otherwise } => {
+                    self.select_thread(thread_vars, None)?;
+                    let c = self.expr(*cond)?;
+                    self.if_else(c, |me| me.tile_block(thread_vars, then), |me| me.tile_block(thread_vars, otherwise))?;
+                }
+                StmtKind::For { var, start, end, body } => {
+                    self.select_thread(thread_vars, None)?;
+                    let ty = self.expr_of(*start).ty;
+                    let lo = self.expr(*start)?;
+                    let lo = types::to_i64(&mut self.b, ty, lo);
+                    let hi = self.expr(*end)?;
+                    let hi = types::to_i64(&mut self.b, ty, hi);
+                    self.counted_loop(lo, hi, ty.is_signed(), true, |me, i| {
+                        let v = types::from_i64(&mut me.b, ty, i);
+                        me.write_local(*var, v);
+                        me.tile_block(thread_vars, body)
+                    })?;
+                }
+                StmtKind::Loop { body, continuing, break_if } => {
+                    let (head, cont, exit) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+                    self.b.ins().jump(head, &[]);
+                    self.b.switch_to_block(head);
+                    self.loops.push(Some((cont, exit)));
+                    let r = self.tile_block(thread_vars, body);
+                    self.loops.pop();
+                    r?;
+                    self.b.ins().jump(cont, &[]);
+                    self.b.switch_to_block(cont);
+                    self.tile_block(thread_vars, continuing)?;
+                    match break_if {
+                        Some(c) => {
+                            self.select_thread(thread_vars, None)?;
+                            let c = self.expr(*c)?;
+                            self.b.ins().brif(c, exit, &[], head, &[]);
+                        }
+                        None => {
+                            self.b.ins().jump(head, &[]);
+                        }
+                    }
+                    self.b.switch_to_block(exit);
+                }
+                _ => return self.unsupported("a barrier inside a nested `forall` of a `forall tile`"),
+            }
+        }
+        self.run_phase(thread_vars, &phase)
+    }
+
+    /// Runs barrier-free statements for every thread of the tile in turn.
+    fn run_phase(&mut self, thread_vars: &[Handle<Local>], stmts: &[&Statement]) -> Result<(), CpuError> {
+        if stmts.is_empty() {
+            return Ok(());
+        }
+        let threads = self.tile.as_ref().map_or(1, |t| t.threads) as i64;
+        let zero = self.b.ins().iconst(t::I64, 0);
+        let n = self.b.ins().iconst(t::I64, threads);
+        self.counted_loop(zero, n, false, false, |me, tid| {
+            me.select_thread(thread_vars, Some(tid))?;
+            stmts.iter().try_for_each(|s| me.stmt(s))
+        })
+    }
+
+    /// Makes thread `tid` (thread 0 when `None`) the current one: its per-thread locals and thread indices.
+    fn select_thread(&mut self, thread_vars: &[Handle<Local>], tid: Option<Value>) -> Result<(), CpuError> {
+        let tid = match tid {
+            Some(v) => v,
+            None => self.b.ins().iconst(t::I64, 0),
+        };
+        let Some(tile) = self.tile.as_ref() else {
+            return self.malformed("tile code without tile state");
+        };
+        let (tv, shape) = (tile.tid, tile.shape.clone());
+        self.b.def_var(tv, tid);
+        // Row-major: the first thread index varies slowest.
+        let values: Vec<Value> = match shape.as_slice() {
+            [_] => vec![tid],
+            [_, inner] => {
+                let q = self.b.ins().udiv_imm_s(tid, i64::from(*inner));
+                let r = self.b.ins().urem_imm_s(tid, i64::from(*inner));
+                vec![q, r]
+            }
+            _ => return self.malformed("tile thread shape of more than two dimensions"),
+        };
+        for (&var, v) in thread_vars.iter().zip(values) {
+            let irgc_front::ir::LocalType::Scalar(s) = self.local_type(var) else {
+                return self.malformed("thread index of array type");
+            };
+            let v = types::from_i64(&mut self.b, s, v);
+            self.write_local(var, v);
+        }
+        Ok(())
+    }
+}
+
+/// The kernel's single top-level statement.
+pub(crate) fn top_level(k: &Kernel) -> Option<&StmtKind> {
+    match k.body.block.as_slice() {
+        [s] => Some(&s.kind),
+        _ => None,
+    }
+}
+
+/// Whether a statement of a tile body runs once for the whole tile rather than per thread: it contains a
+/// barrier, or a `break`/`continue` of an enclosing tile-level loop.
+pub(crate) fn tile_level(s: &Statement) -> bool {
+    contains_barrier(s) || escapes(s)
+}
+
+/// Whether a statement may `break` or `continue` a loop around it.
+fn escapes(s: &Statement) -> bool {
+    match &s.kind {
+        StmtKind::Break | StmtKind::Continue => true,
+        StmtKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(escapes),
+        _ => false,
+    }
+}
+
+pub(crate) fn contains_barrier(s: &Statement) -> bool {
+    let any = |b: &[Statement]| b.iter().any(contains_barrier);
+    match &s.kind {
+        StmtKind::Barrier => true,
+        StmtKind::If { then, otherwise, .. } => any(then) || any(otherwise),
+        StmtKind::Loop { body, continuing, .. } => any(body) || any(continuing),
+        StmtKind::For { body, .. } | StmtKind::ForAll { body, .. } | StmtKind::ForTile { body, .. } => any(body),
+        _ => false,
+    }
+}
+
+/// Where each local of a kernel lives: in a variable, or (in a `forall tile`) in the per-thread frame. Returns
+/// the homes and, for a tile kernel, its thread count and the number of per-thread cells.
+pub(crate) fn tile_homes(k: &Kernel) -> Option<(usize, usize, Vec<Option<usize>>)> {
+    let Some(StmtKind::ForTile { tile_vars, thread_vars, threads, body, .. }) = top_level(k) else {
+        return None;
+    };
+    let mut uniform: HashSet<usize> = k.params.iter().chain(tile_vars).chain(thread_vars).map(|l| l.index()).collect();
+    // The variables of tile-level `for`s are set once for the tile.
+    fn tile_level_fors(stmts: &[Statement], out: &mut HashSet<usize>) {
+        for s in stmts.iter().filter(|s| tile_level(s)) {
+            match &s.kind {
+                StmtKind::For { var, body, .. } => {
+                    out.insert(var.index());
+                    tile_level_fors(body, out);
+                }
+                StmtKind::If { then, otherwise, .. } => {
+                    tile_level_fors(then, out);
+                    tile_level_fors(otherwise, out);
+                }
+                StmtKind::Loop { body, continuing, .. } => {
+                    tile_level_fors(body, out);
+                    tile_level_fors(continuing, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    tile_level_fors(body, &mut uniform);
+    let mut next = 0;
+    let homes = (0..k.body.locals.len())
+        .map(|l| {
+            if uniform.contains(&l) {
+                None
+            } else {
+                next += 1;
+                Some(next - 1)
+            }
+        })
+        .collect();
+    Some((threads.iter().map(|&n| n as usize).product(), next, homes))
+}

@@ -1,0 +1,94 @@
+//! The irgc CPU backend: compiles the kernels of a typed IR module to native code with Cranelift (JIT).
+//!
+//! Every kernel becomes two native functions following the kernel ABI of [`irgc_artifact`]:
+//! - an *entry* `extern "C" fn(ctx: *const u64, lo: u64, hi: u64) -> u64` that runs iterations `lo..hi` of the
+//!   kernel's top-level `forall` (linearised as [`irgc_artifact::Space`] describes) and returns the bits of its
+//!   partial reduction (the identity when no `reduce` ran, or when the kernel has no reduction: 0);
+//! - a *size* function `extern "C" fn(ctx: *const u64) -> u64` giving the number of iterations of that space.
+//!
+//! The runtime splits `0..size` into chunks and may run them on several threads at once: every atomic of the
+//! program is a real (sequentially consistent) hardware atomic, so concurrent chunks are as correct as GPU threads.
+//! Device functions become native functions of their own, called with the context pointer as a hidden first
+//! argument (they can read globals, params and the graph, and push to worklists).
+//!
+//! `forall tile` kernels are supported: each entry iteration is one tile, whose threads run in lockstep phases
+//! split at barriers (see the `kernel` module). Their per-thread locals and shared arrays live on the stack of
+//! the calling thread: up to `threads × locals × 8` bytes plus the shared arrays (≈100 KiB for a 32×32 tile),
+//! which the default 2 MiB thread stack holds.
+//!
+//! # Value representation
+//! In slots and in the returned reduction, values are bits as [`irgc_artifact::Value`] says: integers and ids
+//! zero-extended, `f32` as its IEEE bits in the low 32 bits, `f64` as its bits, `bool` as 0/1. In memory, elements
+//! are stored at their natural size (`bool` one byte 0/1) and must be naturally aligned (a `Vec<T>` of the element
+//! type is): loads, stores and atomics are emitted as aligned accesses.
+//!
+//! # Semantics the IR leaves open, as defined here
+//! - Integer division or remainder by zero yields 0 (no trap); signed `MIN / -1` wraps to `MIN` (remainder 0).
+//! - Shift amounts are taken modulo the width of the type (as Rust's `wrapping_shl`).
+//! - Float to integer casts saturate (NaN becomes 0); float `%` is `x - trunc(x / y) * y`.
+//! - Float comparisons follow IEEE (every comparison with NaN is false, except `!=`).
+//! - A `for` loop evaluates its bounds once, before the first iteration.
+//! - `random(seed, i)` is [`random`].
+//! - Array indices are not bounds-checked (as on the GPU).
+
+mod abi;
+mod atomics;
+mod call;
+mod codegen;
+mod expr;
+mod kernel;
+mod lower;
+mod stmt;
+mod types;
+
+use irgc_artifact::Layout;
+use irgc_front::ir::Module;
+
+pub use call::CpuProgram;
+
+/// Why a module could not be compiled for the CPU.
+#[derive(Debug, thiserror::Error)]
+pub enum CpuError {
+    /// A construct the CPU backend does not implement (the message says which, and where).
+    #[error("{0}")]
+    Unsupported(String),
+    /// The IR broke an invariant the validator should have caught.
+    #[error("malformed IR: {0}")]
+    Malformed(String),
+    /// Cranelift rejected the generated code (a bug in this backend).
+    #[error("cranelift: {0}")]
+    Cranelift(String),
+}
+
+/// The context layout of `module`'s kernels: the same as `irgc_artifact::Layout::of` gives for its artifact,
+/// since the artifact maps globals, worklists, params and kernels one to one.
+pub fn layout_of(module: &Module) -> Layout {
+    Layout {
+        globals: module.globals.len(),
+        worklists: module.worklists.len(),
+        params: module.params.len(),
+        max_args: module.kernels.iter().map(|(_, k)| k.params.len()).max().unwrap_or(0),
+    }
+}
+
+/// Compiles every kernel (and the device functions they call) of `module` to native code.
+pub fn compile(module: &Module) -> Result<CpuProgram, CpuError> {
+    codegen::compile(module)
+}
+
+/// The device `random(seed, i)`: a splitmix64-style hash of two `u64`s, with wrapping arithmetic:
+///
+/// ```text
+/// z = seed + 0x9E3779B97F4A7C15 * (i + 1)
+/// z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+/// z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+/// z ^ (z >> 31)
+/// ```
+///
+/// Every backend must produce exactly these values; the CPU backend's generated code is tested against this.
+pub fn random(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i.wrapping_add(1)));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

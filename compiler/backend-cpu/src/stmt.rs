@@ -1,0 +1,261 @@
+//! Statements: structured control flow becomes Cranelift blocks; worklist pushes and reductions follow the
+//! protocols of the kernel ABI.
+
+use crate::abi;
+use crate::lower::Lower;
+use crate::types;
+use crate::CpuError;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{types as t, AtomicRmwOp, Block, InstBuilder, Value};
+use irgc_artifact::WorklistSlot;
+use irgc_front::ir::{Arg, Handle, ReduceOp, Scalar, Statement, StmtKind, Worklist};
+
+impl Lower<'_, '_> {
+    pub fn block(&mut self, stmts: &[Statement]) -> Result<(), CpuError> {
+        stmts.iter().try_for_each(|s| self.stmt(s))
+    }
+
+    pub fn stmt(&mut self, s: &Statement) -> Result<(), CpuError> {
+        match &s.kind {
+            StmtKind::Assign { local, value } => {
+                let v = self.expr(*value)?;
+                self.write_local(*local, v);
+            }
+            StmtKind::Store { array, index, value } => {
+                let v = self.expr(*value)?;
+                let (addr, _) = self.array_addr(*array, index)?;
+                self.b.ins().store(abi::flags(), v, addr, 0);
+            }
+            StmtKind::Atomic { op, array, index, value, compare, result } => {
+                let old = self.atomic(*op, *array, index, *value, *compare)?;
+                if let Some(r) = result {
+                    self.write_local(*r, old);
+                }
+            }
+            StmtKind::Call { function, args, result } => {
+                let mut vals = vec![self.ctx];
+                for a in args {
+                    vals.push(match a {
+                        Arg::Value(e) => self.expr(*e)?,
+                        Arg::Array(r) => self.array_base(*r),
+                    });
+                }
+                let f = self.funcs[function.index()];
+                let call = self.b.ins().call(f, &vals);
+                if let Some(r) = result {
+                    let Some(&v) = self.b.inst_results(call).first() else {
+                        return self.malformed("result of a call to a function returning nothing");
+                    };
+                    self.write_local(*r, v);
+                }
+            }
+            StmtKind::If { cond, then, otherwise } => {
+                let c = self.expr(*cond)?;
+                self.if_else(c, |me| me.block(then), |me| me.block(otherwise))?;
+            }
+            StmtKind::Loop { body, continuing, break_if } => {
+                let (head, cont, exit) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+                self.b.ins().jump(head, &[]);
+                self.b.switch_to_block(head);
+                self.loops.push(Some((cont, exit)));
+                let r = self.block(body);
+                self.loops.pop();
+                r?;
+                self.b.ins().jump(cont, &[]);
+                self.b.switch_to_block(cont);
+                self.block(continuing)?;
+                match break_if {
+                    Some(c) => {
+                        let c = self.expr(*c)?;
+                        self.b.ins().brif(c, exit, &[], head, &[]);
+                    }
+                    None => {
+                        self.b.ins().jump(head, &[]);
+                    }
+                }
+                self.b.switch_to_block(exit);
+            }
+            StmtKind::For { var, start, end, body } => {
+                let ty = self.expr_of(*start).ty;
+                let lo = self.expr(*start)?;
+                let lo = types::to_i64(&mut self.b, ty, lo);
+                let hi = self.expr(*end)?;
+                let hi = types::to_i64(&mut self.b, ty, hi);
+                self.counted_loop(lo, hi, ty.is_signed(), true, |me, i| {
+                    let v = types::from_i64(&mut me.b, ty, i);
+                    me.write_local(*var, v);
+                    me.block(body)
+                })?;
+            }
+            StmtKind::ForAll { vars, space, body } => {
+                // A nested parallel loop runs sequentially within its thread.
+                let sp = self.prepare_space(space)?;
+                let zero = self.b.ins().iconst(t::I64, 0);
+                self.counted_loop(zero, sp.size, false, false, |me, i| {
+                    me.bind_space(&sp, vars, i)?;
+                    me.block(body)
+                })?;
+            }
+            StmtKind::ForTile { .. } => return self.unsupported("`forall tile` nested in another statement"),
+            StmtKind::Break | StmtKind::Continue => {
+                let Some(Some((cont, exit))) = self.loops.last().copied() else {
+                    return self.malformed("`break`/`continue` outside a loop of this thread");
+                };
+                self.jump_away(if matches!(s.kind, StmtKind::Break) { exit } else { cont });
+            }
+            StmtKind::Return(v) => {
+                let Some(ret) = self.returns else {
+                    return self.malformed("`return` outside a function");
+                };
+                match (v, ret) {
+                    (Some(e), Some(_)) => {
+                        let v = self.expr(*e)?;
+                        self.b.ins().return_(&[v]);
+                    }
+                    (None, None) => {
+                        self.b.ins().return_(&[]);
+                    }
+                    _ => return self.malformed("`return` of the wrong arity"),
+                }
+                self.start_dead_block();
+            }
+            StmtKind::Push { worklist, value } => self.push(*worklist, *value, false)?,
+            StmtKind::Retry { worklist, value } => self.push(*worklist, *value, true)?,
+            StmtKind::Reduce { value } => {
+                let Some((op, ty, acc)) = self.reduction else {
+                    return self.malformed("`reduce` in a kernel without a reduction");
+                };
+                let v = self.expr(*value)?;
+                let a = self.b.use_var(acc);
+                let c = self.combine(op, ty, a, v);
+                self.b.def_var(acc, c);
+            }
+            StmtKind::Barrier => return self.unsupported("a barrier inside a nested `forall` of a `forall tile`"),
+            StmtKind::Invoke { .. }
+            | StmtKind::Pipe { .. }
+            | StmtKind::Hybrid { .. }
+            | StmtKind::Fill { .. }
+            | StmtKind::Clear { .. }
+            | StmtKind::HostPush { .. } => return self.malformed("a host-only statement in device code"),
+        }
+        Ok(())
+    }
+
+    /// `if c { then } else { otherwise }`.
+    pub fn if_else(
+        &mut self,
+        c: Value,
+        then: impl FnOnce(&mut Self) -> Result<(), CpuError>,
+        otherwise: impl FnOnce(&mut Self) -> Result<(), CpuError>,
+    ) -> Result<(), CpuError> {
+        let (bt, be, join) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(c, bt, &[], be, &[]);
+        self.b.switch_to_block(bt);
+        then(self)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(be);
+        otherwise(self)?;
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
+    /// Runs `body(i)` for `i` in `lo..hi` (`i64`s compared signed or unsigned). With `targets`, `break` and
+    /// `continue` inside `body` leave or advance this loop; without, they may not cross it.
+    pub fn counted_loop(
+        &mut self,
+        lo: Value,
+        hi: Value,
+        signed: bool,
+        targets: bool,
+        body: impl FnOnce(&mut Self, Value) -> Result<(), CpuError>,
+    ) -> Result<(), CpuError> {
+        let counter = self.b.declare_var(t::I64);
+        self.b.def_var(counter, lo);
+        let (head, blk, cont, exit): (Block, Block, Block, Block) =
+            (self.b.create_block(), self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let i = self.b.use_var(counter);
+        let cc = if signed { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
+        let go = self.b.ins().icmp(cc, i, hi);
+        self.b.ins().brif(go, blk, &[], exit, &[]);
+        self.b.switch_to_block(blk);
+        self.loops.push(if targets { Some((cont, exit)) } else { None });
+        let r = body(self, i);
+        self.loops.pop();
+        r?;
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(cont);
+        let i = self.b.use_var(counter);
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b.def_var(counter, next);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// A worklist push (or retry): `i = atomic_add(*count, 1)`; if `i < capacity` store the item at `items[i]`,
+    /// else set `*overflow = 1`.
+    fn push(&mut self, w: Handle<Worklist>, value: Handle<irgc_front::ir::Expr>, retry: bool) -> Result<(), CpuError> {
+        let elem = self.m.worklists[w].elem;
+        let v = self.expr(value)?;
+        let (items, count) = if retry {
+            (WorklistSlot::RetryItems, WorklistSlot::RetryCount)
+        } else {
+            (WorklistSlot::OutItems, WorklistSlot::OutCount)
+        };
+        let ctx = self.ctx;
+        let slot = |s| self.layout.worklist(w.index(), s);
+        let (items, count, cap, ovf) =
+            (slot(items), slot(count), slot(WorklistSlot::Capacity), slot(WorklistSlot::Overflow));
+        let count_ptr = abi::slot(&mut self.b, ctx, count);
+        let one = self.b.ins().iconst(t::I64, 1);
+        let i = self.b.ins().atomic_rmw(t::I64, abi::flags(), AtomicRmwOp::Add, count_ptr, one);
+        let cap = abi::slot(&mut self.b, ctx, cap);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, i, cap);
+        self.if_else(
+            fits,
+            |me| {
+                let base = abi::slot(&mut me.b, ctx, items);
+                let addr = abi::element(&mut me.b, base, i, elem);
+                me.b.ins().store(abi::flags(), v, addr, 0);
+                Ok(())
+            },
+            |me| {
+                let flag = abi::slot(&mut me.b, ctx, ovf);
+                let one = me.b.ins().iconst(t::I64, 1);
+                me.b.ins().atomic_store(abi::flags(), one, flag);
+                Ok(())
+            },
+        )
+    }
+
+    /// Combines a reduction accumulator `a` with a value `v` of type `ty`, as `irgc_artifact::reduce_combine`.
+    pub fn combine(&mut self, op: ReduceOp, ty: Scalar, a: Value, v: Value) -> Value {
+        let b = &mut self.b;
+        match op {
+            ReduceOp::Any => b.ins().bor(a, v),
+            ReduceOp::All => b.ins().band(a, v),
+            ReduceOp::Sum if ty.is_float() => b.ins().fadd(a, v),
+            ReduceOp::Sum => b.ins().iadd(a, v),
+            ReduceOp::Min | ReduceOp::Max => {
+                let min = op == ReduceOp::Min;
+                let a_less = if ty.is_float() {
+                    b.ins().fcmp(FloatCC::LessThan, a, v)
+                } else {
+                    let cc = if ty.is_signed() { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
+                    b.ins().icmp(cc, a, v)
+                };
+                let (x, y) = if min { (a, v) } else { (v, a) };
+                b.ins().select(a_less, x, y)
+            }
+        }
+    }
+
+    /// The identity of the kernel's reduction, as a value of its type.
+    pub fn reduce_identity(&mut self, op: ReduceOp, ty: Scalar) -> Value {
+        let bits = irgc_artifact::reduce_identity(types::reduce_op(op), types::artifact(ty));
+        types::constant(&mut self.b, ty, bits)
+    }
+}

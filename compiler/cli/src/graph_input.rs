@@ -1,0 +1,209 @@
+//! The `--graph` input of `irgc run`: a file (through the binary CSR cache) or a generator spec (`gen:SPEC`), with
+//! the load options every command that reads a graph shares.
+//!
+//! Loading is the slow part of a first run on a large graph, so it gets a progress bar, but only when it is slow
+//! (over a second) and someone is watching (stderr is a terminal): scripts and CI logs stay clean.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use irgc_graph::{load::splitmix64, Weights};
+use irgc_graph::{load_graph, load_graph_cached, BuildOptions, CacheOutcome, Csr, Format, LoadOptions, WeightSpec};
+
+/// How to read the input graph.
+#[derive(Args, Debug, Clone)]
+pub struct GraphArgs {
+    /// Add the reverse of every edge (self loops and duplicates are then dropped too).
+    #[arg(long)]
+    pub symmetrize: bool,
+    /// The input format (default: from the file name, then the content): mtx, dimacs, pace, metis, edgelist, ldbc,
+    /// galois.
+    #[arg(long, value_name = "F")]
+    pub format: Option<Format>,
+    /// Replace the edge weights: `const:W`, or `random:LO:HI[:SEED]` (uniform integers, both directions of an
+    /// undirected edge equal).
+    #[arg(long, value_name = "SPEC", value_parser = parse_weights)]
+    pub weights: Option<WeightSpec>,
+    /// Neither read nor write the binary graph cache (in $XDG_CACHE_HOME/irgc or ~/.cache/irgc).
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+/// A loaded graph and how it was obtained.
+pub struct LoadedGraph {
+    pub csr: Csr,
+    /// The name used in messages: the file name, or the `gen:` spec.
+    pub name: String,
+    pub load_time: Duration,
+    /// How the cache was used, if it was.
+    pub cache: Option<CacheOutcome>,
+}
+
+/// Parses `const:W` or `random:LO:HI[:SEED]`.
+pub fn parse_weights(s: &str) -> Result<WeightSpec, String> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let num = |t: &str, what: &str| t.trim().parse::<i64>().map_err(|_| format!("bad {what} `{t}` in --weights {s}"));
+    match parts.as_slice() {
+        ["const", w] => Ok(WeightSpec::Constant(num(w, "weight")?)),
+        ["random", lo, hi] | ["random", lo, hi, _] => {
+            let (lo, hi) = (num(lo, "lower bound")?, num(hi, "upper bound")?);
+            if lo > hi {
+                return Err(format!("--weights {s}: the range {lo}..={hi} is empty"));
+            }
+            let seed = match parts.get(3) {
+                Some(t) => t.trim().parse::<u64>().map_err(|_| format!("bad seed `{t}` in --weights {s}"))?,
+                None => 1,
+            };
+            Ok(WeightSpec::UniformInt { lo, hi, seed })
+        }
+        _ => Err(format!("--weights {s}: expected const:W or random:LO:HI[:SEED]")),
+    }
+}
+
+/// The cache directory: `$XDG_CACHE_HOME/irgc`, else `~/.cache/irgc`; `None` if neither is set.
+fn cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("irgc"))
+}
+
+/// Whether files can be created in `dir` (created if missing).
+fn writable(dir: &Path) -> bool {
+    if std::fs::create_dir_all(dir).is_err() {
+        return false;
+    }
+    let probe = dir.join(format!(".probe-{}", std::process::id()));
+    let ok = std::fs::write(&probe, b"").is_ok();
+    let _ = std::fs::remove_file(&probe);
+    ok
+}
+
+/// A progress callback that shows a bar on a terminal once a load has taken more than a second.
+struct Progress {
+    start: Instant,
+    bar: Option<ProgressBar>,
+    tty: bool,
+    label: String,
+}
+
+impl Progress {
+    fn new(label: &str) -> Self {
+        Progress { start: Instant::now(), bar: None, tty: std::io::stderr().is_terminal(), label: label.to_string() }
+    }
+
+    fn update(&mut self, done: u64, total: u64) {
+        if self.bar.is_none() && self.tty && total > 0 && self.start.elapsed() > Duration::from_secs(1) {
+            let bar = ProgressBar::new(total);
+            let style = ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} ({eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+            bar.set_style(style);
+            bar.set_message(format!("loading {}", self.label));
+            self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+
+    fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Loads `--graph SPEC`: `gen:...` is generated, anything else is a file.
+#[allow(clippy::print_stderr)]
+pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
+    let start = Instant::now();
+    if let Some(gen) = spec.strip_prefix("gen:") {
+        if args.format.is_some() {
+            bail!("--format applies to graph files, not to generated graphs (--graph {spec})");
+        }
+        let parsed = irgc_gen::GenSpec::parse(gen).map_err(|e| anyhow!("--graph {spec}: {e}"))?;
+        let mut csr = irgc_gen::generate(&parsed).map_err(|e| anyhow!("--graph {spec}: {e}"))?;
+        if let Some(w) = args.weights {
+            set_weights(&mut csr, w);
+        }
+        // Generated graphs are undirected already; --symmetrize changes nothing.
+        return Ok(LoadedGraph { csr, name: spec.to_string(), load_time: start.elapsed(), cache: None });
+    }
+    let path = Path::new(spec);
+    let name = path.file_name().map_or(spec.to_string(), |n| n.to_string_lossy().into_owned());
+    let opts = LoadOptions {
+        format: args.format,
+        build: if args.symmetrize {
+            BuildOptions { symmetrize: true, drop_self_loops: true, dedupe: true }
+        } else {
+            BuildOptions::default()
+        },
+        weights: args.weights.unwrap_or_default(),
+    };
+    let mut progress = Progress::new(&name);
+    let dir = if args.no_cache {
+        None
+    } else {
+        match cache_dir() {
+            Some(d) if writable(&d) => Some(d),
+            Some(d) => {
+                eprintln!("note: cannot write the graph cache in {}; loading without it", d.display());
+                None
+            }
+            None => {
+                eprintln!("note: neither XDG_CACHE_HOME nor HOME is set; loading without the graph cache");
+                None
+            }
+        }
+    };
+    let result = match &dir {
+        Some(d) => load_graph_cached(path, &opts, d, &mut |a, b| progress.update(a, b)).map(|(g, o)| (g, Some(o))),
+        None => load_graph(path, &opts, &mut |a, b| progress.update(a, b)).map(|g| (g, None)),
+    };
+    progress.finish();
+    // The load error already names the file (and the OS error); anyhow's context chain would repeat it.
+    let (csr, cache) = result.map_err(|e| anyhow!("cannot load the graph: {e}"))?;
+    Ok(LoadedGraph { csr, name, load_time: start.elapsed(), cache })
+}
+
+/// Applies `--weights` to a generated graph, with the loaders' rule that both directions of an edge agree (the
+/// random weight is a hash of the seed and the unordered endpoint pair).
+fn set_weights(g: &mut Csr, spec: WeightSpec) {
+    let m = g.col.len();
+    g.weights = match spec {
+        WeightSpec::AsFile => return,
+        WeightSpec::Constant(c) => Some(Weights::Int(vec![c; m])),
+        WeightSpec::UniformInt { lo, hi, seed } => {
+            let src = g.sources();
+            let span = (hi as i128 - lo as i128 + 1) as u128;
+            let w = (0..m)
+                .map(|e| {
+                    let (a, b) = (src[e].min(g.col[e]) as u64, src[e].max(g.col[e]) as u64);
+                    let x = splitmix64(splitmix64(splitmix64(seed) ^ a) ^ b);
+                    (lo as i128 + (x as u128 % span) as i128) as i64
+                })
+                .collect();
+            Some(Weights::Int(w))
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_specs() {
+        assert_eq!(parse_weights("const:3"), Ok(WeightSpec::Constant(3)));
+        assert_eq!(parse_weights("random:1:255"), Ok(WeightSpec::UniformInt { lo: 1, hi: 255, seed: 1 }));
+        assert_eq!(parse_weights("random:1:9:7"), Ok(WeightSpec::UniformInt { lo: 1, hi: 9, seed: 7 }));
+        assert!(parse_weights("random:9:1").unwrap_err().contains("empty"));
+        assert!(parse_weights("uniform").unwrap_err().contains("expected const:W"));
+    }
+}

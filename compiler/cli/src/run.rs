@@ -1,0 +1,253 @@
+//! `irgc run`: compile a program, load a graph, run the program on it, and report.
+//!
+//! The pipeline: front end (diagnostics rendered like `irgc check`) → artifact + CPU kernels (`backend.rs`) →
+//! graph (`graph_input.rs`) → params → `irgc_runtime::execute` → results (`--out`), digest, `--verify`. The summary
+//! goes to stdout, as text or as one JSON object (`--json`), so scripts can compare digests and timings without
+//! parsing prose; notes and errors go to stderr.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, ValueEnum};
+use irgc_runtime::{CheckReport, Execution, RunOptions, Stats, DEFAULT_MAX_LAUNCHES};
+use serde_json::json;
+
+use crate::graph_input::{self, GraphArgs, LoadedGraph};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// Native code through Cranelift, run on all cores.
+    Cpu,
+    /// NVIDIA GPUs through PTX (not built yet).
+    Cuda,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The program (.irg).
+    program: PathBuf,
+    /// The input graph: a file in any supported format (compressed or not), or `gen:SPEC` to generate one (e.g.
+    /// `gen:rmat:scale=16`).
+    #[arg(long, value_name = "FILE|gen:SPEC")]
+    graph: String,
+    /// Set a param: NAME=VALUE (node ids as written in the graph file). Repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// Where kernels run.
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: Backend,
+    /// Write the outputs to FILE: one line per node (its id as in the input, then each output's value; `inf` for
+    /// unreached), `u v d` lines for all-pairs outputs.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Check the outputs against independent reference implementations (per the program's `output ... as`).
+    #[arg(long)]
+    verify: bool,
+    /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, time).
+    #[arg(long)]
+    stats: bool,
+    /// Print the summary (and the statistics, with --stats) as one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Stop a run after this many kernel launches (a guard against plans that never terminate).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LAUNCHES)]
+    max_launches: u64,
+    #[command(flatten)]
+    input: GraphArgs,
+}
+
+/// What verification found: nothing asked, every check passed, or the first failure.
+enum Verdict {
+    NotAsked,
+    Passed(Vec<CheckReport>),
+    Failed(String),
+}
+
+pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
+    if args.backend == Backend::Cuda {
+        bail!("the CUDA backend is not built yet; run on the CPU with --backend cpu (the default)");
+    }
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    let given = args.params.iter().map(|p| irgc_runtime::split_param(p)).collect::<Result<Vec<_>, _>>()?;
+
+    let Some(compilation) = crate::check::front(&args.program, color) else {
+        return Ok(ExitCode::FAILURE);
+    };
+    let Some(module) = &compilation.module else {
+        return Ok(ExitCode::FAILURE);
+    };
+    let artifact = crate::backend::lower(module);
+    let kernels = crate::backend::compile_cpu(module)?;
+
+    let graph = graph_input::load(&args.graph, &args.input)?;
+    let params = irgc_runtime::resolve_params(&artifact, &graph.csr, &given)?;
+    let options = RunOptions {
+        threads: args.threads,
+        max_launches: args.max_launches,
+        collect_stats: args.stats || args.json,
+        memory_limit: None,
+    };
+    let exec = irgc_runtime::execute(irgc_runtime::Request {
+        artifact: &artifact,
+        graph: &graph.csr,
+        graph_name: &graph.name,
+        params: &params,
+        kernels: &kernels,
+        options,
+    })?;
+
+    if let Some(path) = &args.out {
+        let mut file =
+            std::fs::File::create(path).with_context(|| format!("cannot create the output file {}", path.display()))?;
+        irgc_runtime::write_outputs(&mut file, &graph.csr, exec.outputs())
+            .with_context(|| format!("cannot write the output file {}", path.display()))?;
+    }
+    let verdict = if args.verify {
+        match irgc_runtime::verify(&artifact, &graph.csr, &params, exec.outputs()) {
+            Ok(reports) => Verdict::Passed(reports),
+            Err(e @ irgc_runtime::RunError::Verification { .. }) => Verdict::Failed(e.to_string()),
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        Verdict::NotAsked
+    };
+
+    let summary = Summary { args, program: &artifact.name, graph: &graph, exec: &exec, verdict: &verdict };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary.json()).context("cannot encode the summary")?);
+    } else {
+        if args.stats {
+            print!("{}", stats_table(&exec.stats));
+        }
+        print!("{}", summary.text());
+    }
+    match verdict {
+        Verdict::Failed(msg) if !args.json => Err(anyhow!(msg)),
+        Verdict::Failed(_) => Ok(ExitCode::FAILURE),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+struct Summary<'a> {
+    args: &'a RunArgs,
+    program: &'a str,
+    graph: &'a LoadedGraph,
+    exec: &'a Execution,
+    verdict: &'a Verdict,
+}
+
+fn cache_word(g: &LoadedGraph) -> &'static str {
+    match g.cache {
+        Some(irgc_graph::CacheOutcome::Hit) => "cache hit",
+        Some(irgc_graph::CacheOutcome::Built) => "cache written",
+        Some(irgc_graph::CacheOutcome::Rebuilt) => "cache rebuilt",
+        None if g.name.starts_with("gen:") => "generated",
+        None => "no cache",
+    }
+}
+
+impl Summary<'_> {
+    fn text(&self) -> String {
+        let (g, e) = (self.graph, self.exec);
+        let mut s = String::new();
+        s += &format!("program   {} ({})\n", self.program, self.args.program.display());
+        s += &format!(
+            "graph     {}: {} nodes, {} edges, loaded in {:.3} s ({})\n",
+            g.name,
+            g.csr.num_nodes(),
+            g.csr.num_edges(),
+            g.load_time.as_secs_f64(),
+            cache_word(g)
+        );
+        s += &format!(
+            "compute   {:.3} ms on {} thread(s) (setup {:.3} ms)\n",
+            e.compute_time.as_secs_f64() * 1e3,
+            e.threads,
+            e.setup_time.as_secs_f64() * 1e3
+        );
+        s += &format!("launches  {}\n", e.launches);
+        s += &format!("digest    {:016x}\n", irgc_runtime::digest(e.outputs()));
+        if let Some(path) = &self.args.out {
+            s += &format!("output    {}\n", path.display());
+        }
+        match self.verdict {
+            Verdict::NotAsked => {}
+            Verdict::Passed(reports) => {
+                for r in reports {
+                    s += &format!("verify    {}: ok against {}: {}\n", r.output, r.reference, r.summary);
+                }
+            }
+            Verdict::Failed(_) => s += "verify    FAILED (see the error below)\n",
+        }
+        s
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let (g, e) = (self.graph, self.exec);
+        let verification = match self.verdict {
+            Verdict::NotAsked => serde_json::Value::Null,
+            Verdict::Passed(reports) => json!({ "ok": true, "checks": reports }),
+            Verdict::Failed(msg) => json!({ "ok": false, "error": msg }),
+        };
+        let outputs: Vec<_> =
+            e.outputs().iter().map(|o| json!({ "name": o.name, "type": o.elem.name(), "shape": o.shape })).collect();
+        let mut v = json!({
+            "program": self.program,
+            "source": self.args.program.display().to_string(),
+            "graph": {
+                "name": g.name,
+                "nodes": g.csr.num_nodes(),
+                "edges": g.csr.num_edges(),
+                "load_seconds": g.load_time.as_secs_f64(),
+                "cache": cache_word(g),
+            },
+            "threads": e.threads,
+            "setup_seconds": e.setup_time.as_secs_f64(),
+            "compute_seconds": e.compute_time.as_secs_f64(),
+            "launches": e.launches,
+            "digest": format!("{:016x}", irgc_runtime::digest(e.outputs())),
+            "outputs": outputs,
+            "out_file": self.args.out.as_ref().map(|p| p.display().to_string()),
+            "verification": verification,
+        });
+        if self.args.stats {
+            v["stats"] = serde_json::to_value(&e.stats).unwrap_or(serde_json::Value::Null);
+        }
+        v
+    }
+}
+
+/// The `--stats` table: one line per launch, then the pipe rounds in brief.
+fn stats_table(stats: &Stats) -> String {
+    let mut s =
+        format!("{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>10}\n", "round", "kernel", "items", "pushed", "mode", "ms");
+    for l in &stats.launches {
+        let kernel = if l.retry > 0 { format!("{} (retry {})", l.kernel, l.retry) } else { l.kernel.clone() };
+        let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
+        let pushed = if pushed.is_empty() { "-".to_string() } else { pushed.join(" ") };
+        let mode = l.mode.map_or("-", |m| m.name());
+        s += &format!(
+            "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>10.3}\n",
+            l.round,
+            kernel,
+            l.items,
+            pushed,
+            mode,
+            l.seconds * 1e3
+        );
+    }
+    if !stats.pipe_rounds.is_empty() {
+        let max = stats.pipe_rounds.iter().map(|r| r.size).max().unwrap_or(0);
+        s += &format!("pipe rounds: {}, largest worklist {} items\n", stats.pipe_rounds.len(), max);
+    }
+    if stats.dropped > 0 {
+        s += &format!("({} records not kept)\n", stats.dropped);
+    }
+    s
+}

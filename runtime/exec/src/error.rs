@@ -1,0 +1,48 @@
+//! The one error type of the runtime.
+//!
+//! Every variant carries a complete sentence for the user: the CLI prints `error: {e}` and exits, so a message must
+//! name the thing it is about (the array, the worklist, the kernel, the param, the file) and, where there is one,
+//! say what to do about it. Nothing in the runtime panics on bad input; it returns one of these.
+
+use irgc_verify::Mismatch;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// The graph does not fit the program (missing weights, weights that do not convert to the declared type).
+    #[error("{0}")]
+    Graph(String),
+    /// A `--param` is unknown, missing, given twice or not a value of its type.
+    #[error("{0}")]
+    Param(String),
+    /// An array or worklist is too large for this machine.
+    #[error("{0}")]
+    Memory(String),
+    /// The host plan did something undefined: division by zero, an index out of bounds, an ill-formed artifact.
+    #[error("{0}")]
+    Plan(String),
+    /// A worklist received more items than its capacity.
+    #[error("{0}")]
+    Overflow(String),
+    /// The `--max-launches` safety limit was reached.
+    #[error(
+        "stopped after {limit} kernel launches (the last one: `{kernel}`): the plan looks like it does not terminate; \
+         raise the limit with --max-launches if it is just long"
+    )]
+    LaunchLimit { limit: u64, kernel: String },
+    /// `--verify` was asked of a program with no checkable output.
+    #[error("{0}")]
+    NothingToVerify(String),
+    /// A result disagrees with the reference. (Boxed: a `Mismatch` is large, and every `Result` here carries this.)
+    #[error("verification of output `{output}` against the reference {reference} failed: {mismatch}")]
+    Verification { output: String, reference: String, mismatch: Box<Mismatch> },
+    /// The thread pool could not be built.
+    #[error("cannot start {threads} worker threads: {msg}")]
+    Threads { threads: usize, msg: String },
+}
+
+impl RunError {
+    pub(crate) fn plan(msg: impl Into<String>) -> Self {
+        RunError::Plan(msg.into())
+    }
+}

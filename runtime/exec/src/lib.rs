@@ -1,0 +1,183 @@
+//! The irgc runtime executor: runs a compiled program's host plan on a graph, on the CPU.
+//!
+//! A run is: [`Memory::allocate`](memory::Memory::allocate) the graph, every global and every worklist the
+//! [`Artifact`] describes; build the kernel context ([`context`]); interpret the plan (`plan.rs`), launching kernels
+//! through a [`CpuKernels`] implementation in parallel chunks (`launch.rs`); then read the outputs back
+//! ([`Execution::outputs`]), write them ([`output::write_outputs`]), digest them ([`output::digest`]) and check
+//! them against the references ([`verify::verify`]).
+//!
+//! The runtime knows nothing of how kernels were compiled: anything that implements [`CpuKernels`] by the kernel
+//! ABI documented in `irgc-artifact` can run (the Cranelift backend in `irgc`, hand-written fakes in this crate's
+//! tests). It never prints; the CLI does.
+
+pub mod context;
+mod error;
+pub mod eval;
+#[allow(unsafe_code)] // The one place that calls `CpuKernels::run`; its docs give the safety argument.
+mod launch;
+pub mod memory;
+pub mod output;
+pub mod params;
+mod plan;
+pub mod stats;
+pub mod verify;
+
+use std::time::{Duration, Instant};
+
+use irgc_artifact::{Artifact, Layout};
+use irgc_graph::Csr;
+
+pub use error::RunError;
+pub use launch::MIN_CHUNK;
+pub use output::{digest, format_value, write_outputs, OutputData, OutputShape};
+pub use params::{parse_param, resolve_params, split_param};
+pub use stats::{LaunchRecord, Mode, PipeRound, Stats};
+pub use verify::{verify, CheckReport};
+
+/// The kernels of a compiled program, as the CPU backend provides them.
+///
+/// `run` and `space_size` are `unsafe` because a kernel dereferences the raw pointers in `ctx` (the workspace otherwise denies
+/// `unsafe` code; it is allowed for this declaration and in `launch`, the one caller).
+#[allow(unsafe_code)]
+pub trait CpuKernels: Sync {
+    /// Number of iterations of kernel `k`'s space for this context (range bounds may read arrays).
+    ///
+    /// # Safety
+    /// As for [`CpuKernels::run`].
+    unsafe fn space_size(&self, k: usize, ctx: &[u64]) -> u64;
+    /// Runs iterations lo..hi of kernel `k`; returns the partial reduction bits.
+    ///
+    /// # Safety
+    /// `ctx` must be a context built by the runtime for this program (pointers valid for the layout).
+    unsafe fn run(&self, k: usize, ctx: &[u64], lo: u64, hi: u64) -> u64;
+}
+
+/// The `random(seed, i)` built-in: a splitmix64-style hash of two `u64`s, the same on the host and every backend.
+pub fn random(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9E3779B97F4A7C15u64.wrapping_mul(i.wrapping_add(1)));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+    z ^ (z >> 31)
+}
+
+/// The default `--max-launches`.
+pub const DEFAULT_MAX_LAUNCHES: u64 = 10_000_000;
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Worker threads; `None` lets rayon choose (one per core).
+    pub threads: Option<usize>,
+    /// Stop with [`RunError::LaunchLimit`] after this many kernel launches (retry relaunches included).
+    pub max_launches: u64,
+    /// Keep per-launch and per-round records ([`Stats`]).
+    pub collect_stats: bool,
+    /// Bytes of memory the run may allocate; `None` means what the machine reports as available (and no limit
+    /// where it reports nothing). Every array is also capped at 2^40 bytes.
+    pub memory_limit: Option<u64>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { threads: None, max_launches: DEFAULT_MAX_LAUNCHES, collect_stats: true, memory_limit: None }
+    }
+}
+
+/// Everything one run needs.
+pub struct Request<'a> {
+    pub artifact: &'a Artifact,
+    pub graph: &'a Csr,
+    /// How the graph is named in messages (its file name, or `gen:...`).
+    pub graph_name: &'a str,
+    /// The bits of every param, in order (see [`resolve_params`]).
+    pub params: &'a [u64],
+    pub kernels: &'a dyn CpuKernels,
+    pub options: RunOptions,
+}
+
+/// A finished run: its memory (to read results from) and what it did.
+pub struct Execution {
+    memory: memory::Memory,
+    outputs: Vec<OutputData>,
+    pub stats: Stats,
+    /// Kernel launches, retry relaunches included.
+    pub launches: u64,
+    /// Allocating and initialising memory.
+    pub setup_time: Duration,
+    /// Running the plan.
+    pub compute_time: Duration,
+    /// Worker threads used.
+    pub threads: usize,
+}
+
+impl Execution {
+    /// The output arrays, in declaration order.
+    pub fn outputs(&self) -> &[OutputData] {
+        &self.outputs
+    }
+
+    /// Every element of global `g` (by index in the artifact), as bits; `None` if there is no such global.
+    pub fn global(&self, g: usize) -> Option<Vec<u64>> {
+        self.memory.globals.get(g).map(|x| x.buf.to_elems(x.elem.size(), x.len()))
+    }
+
+    /// The current items of worklist `w`.
+    pub fn worklist(&self, w: usize) -> Option<Vec<u64>> {
+        self.memory.worklists.get(w).map(|wl| wl.items())
+    }
+}
+
+/// Runs `req.artifact`'s plan on `req.graph`.
+pub fn execute(req: Request<'_>) -> Result<Execution, RunError> {
+    let Request { artifact, graph, graph_name, params, kernels, options } = req;
+    if params.len() != artifact.params.len() {
+        return Err(RunError::Param(format!(
+            "program `{}` has {} param(s) but {} value(s) were given",
+            artifact.name,
+            artifact.params.len(),
+            params.len()
+        )));
+    }
+    let setup_start = Instant::now();
+    let limit = options.memory_limit.or_else(memory::available_memory);
+    let mem = memory::Memory::allocate(artifact, graph, graph_name, params, limit)?;
+    let layout = Layout::of(artifact);
+    let ctx = context::build(&layout, &mem, params);
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = options.threads {
+        builder = builder.num_threads(t);
+    }
+    let pool =
+        builder.build().map_err(|e| RunError::Threads { threads: options.threads.unwrap_or(0), msg: e.to_string() })?;
+    let threads = pool.current_num_threads();
+    let setup_time = setup_start.elapsed();
+
+    let mut machine = plan::Machine {
+        artifact,
+        layout,
+        mem,
+        ctx,
+        params: params.to_vec(),
+        locals: Vec::new(),
+        kernels,
+        options: &options,
+        pool,
+        stats: Stats::default(),
+        launches: 0,
+        round: 0,
+        mode: None,
+    };
+    let start = Instant::now();
+    machine.run_plan()?;
+    let compute_time = start.elapsed();
+    let outputs = output::read_outputs(artifact, &machine.mem);
+    Ok(Execution {
+        memory: machine.mem,
+        outputs,
+        stats: machine.stats,
+        launches: machine.launches,
+        setup_time,
+        compute_time,
+        threads,
+    })
+}

@@ -1,0 +1,415 @@
+//! Device memory on the CPU: the graph, every global array and every worklist of a program, as word buffers.
+//!
+//! Every buffer is a `Vec<AtomicU64>`: 8-byte words, so every element of every type is naturally aligned (the
+//! kernel ABI's promise), and kernels may write through the raw pointers the context hands them while the host
+//! holds only shared references (`AtomicU64` is an `UnsafeCell`, so that is sound). The host reads and writes
+//! elements with relaxed atomics, always between launches, so no ordering is needed beyond the thread pool's
+//! join. Elements are packed little-endian within words as the ABI specifies: one byte per `bool`, four bytes per
+//! 32-bit type, eight per 64-bit type.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use irgc_artifact::{Artifact, ScalarType, Shape};
+use irgc_graph::{Csr, Weights};
+use rayon::prelude::*;
+
+use crate::error::RunError;
+use crate::eval::{eval, from_f64, StaticEnv};
+
+/// The largest array the runtime will allocate, whatever the machine: 1 TiB. Above it a size is almost surely a
+/// mistake in the program (a dense array over the edges, say) rather than a real need.
+pub const MAX_ARRAY_BYTES: u64 = 1 << 40;
+
+/// A buffer of 8-byte words holding packed elements.
+pub struct Buffer {
+    words: Vec<AtomicU64>,
+}
+
+impl Buffer {
+    /// A zeroed buffer big enough for `len` elements of `elem_size` bytes.
+    pub fn zeroed(len: u64, elem_size: usize) -> Buffer {
+        let words = (len * elem_size as u64).div_ceil(8) as usize;
+        Buffer { words: (0..words).into_par_iter().map(|_| AtomicU64::new(0)).collect() }
+    }
+
+    /// A buffer holding `vals` as elements of `elem_size` bytes (each value's low bytes).
+    pub fn from_elems(vals: &[u64], elem_size: usize) -> Buffer {
+        let per_word = 8 / elem_size;
+        let words = vals
+            .par_chunks(per_word)
+            .map(|c| {
+                let w = c.iter().enumerate().fold(0u64, |w, (i, &v)| w | (v & mask(elem_size)) << (i * elem_size * 8));
+                AtomicU64::new(w)
+            })
+            .collect();
+        Buffer { words }
+    }
+
+    /// The address kernels see.
+    pub fn addr(&self) -> u64 {
+        self.words.as_ptr() as u64
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+
+    pub fn word(&self, i: usize) -> u64 {
+        self.words[i].load(Relaxed)
+    }
+
+    pub fn set_word(&self, i: usize, v: u64) {
+        self.words[i].store(v, Relaxed)
+    }
+
+    /// Element `i` of an array of `elem_size`-byte elements, zero-extended. The caller checks `i` against the
+    /// array's length; this only checks the buffer.
+    pub fn load(&self, elem_size: usize, i: u64) -> u64 {
+        let (word, shift) = locate(elem_size, i);
+        (self.word(word) >> shift) & mask(elem_size)
+    }
+
+    pub fn store(&self, elem_size: usize, i: u64, bits: u64) {
+        let (word, shift) = locate(elem_size, i);
+        let m = mask(elem_size) << shift;
+        if elem_size == 8 {
+            self.set_word(word, bits);
+        } else {
+            let old = self.word(word);
+            self.set_word(word, (old & !m) | ((bits << shift) & m));
+        }
+    }
+
+    /// Sets every element of the buffer to `bits` (in parallel: fills of node arrays happen every round in some
+    /// programs).
+    pub fn fill(&self, elem_size: usize, bits: u64) {
+        let mut pattern = 0u64;
+        for k in 0..8 / elem_size {
+            pattern |= (bits & mask(elem_size)) << (k * elem_size * 8);
+        }
+        self.words.par_iter().with_min_len(1 << 14).for_each(|w| w.store(pattern, Relaxed));
+    }
+
+    /// Elements `0..len`, zero-extended.
+    pub fn to_elems(&self, elem_size: usize, len: u64) -> Vec<u64> {
+        (0..len as usize).into_par_iter().with_min_len(1 << 14).map(|i| self.load(elem_size, i as u64)).collect()
+    }
+}
+
+fn mask(elem_size: usize) -> u64 {
+    if elem_size == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (elem_size * 8)) - 1
+    }
+}
+
+fn locate(elem_size: usize, i: u64) -> (usize, u32) {
+    let per_word = (8 / elem_size) as u64;
+    ((i / per_word) as usize, ((i % per_word) as usize * elem_size * 8) as u32)
+}
+
+/// One global array.
+pub struct Global {
+    pub name: String,
+    pub elem: ScalarType,
+    /// Elements per dimension: `[len, 1]` for node and edge arrays and 1-D dense arrays.
+    pub dims: [u64; 2],
+    /// Number of dimensions as declared (1 or 2; node and edge arrays have 1).
+    pub rank: usize,
+    pub shape: GlobalShape,
+    pub buf: Buffer,
+}
+
+/// What a global's elements are indexed by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalShape {
+    Node,
+    Edge,
+    Dense,
+}
+
+impl Global {
+    pub fn len(&self) -> u64 {
+        self.dims[0] * self.dims[1]
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The linear index of `index`, bounds-checked per dimension.
+    pub fn linear(&self, index: &[u64]) -> Result<u64, RunError> {
+        if index.len() != self.rank {
+            return Err(RunError::plan(format!(
+                "array `{}` has {} dimension(s) but is indexed with {}",
+                self.name,
+                self.rank,
+                index.len()
+            )));
+        }
+        for (d, (&i, &n)) in index.iter().zip(&self.dims).enumerate() {
+            if i >= n {
+                let pos = if self.rank > 1 { format!(" (dimension {d})") } else { String::new() };
+                return Err(RunError::plan(format!(
+                    "index {i} is out of bounds for array `{}`{pos}, which has {n} elements there",
+                    self.name
+                )));
+            }
+        }
+        Ok(if self.rank == 2 { index[0] * self.dims[1] + index[1] } else { index[0] })
+    }
+}
+
+/// One worklist: two item buffers that swap roles after a pushing launch, an optional retry pair, and three
+/// counters (`out_count`, `retry_count`, `overflow`) kernels update atomically.
+pub struct Worklist {
+    pub name: String,
+    pub elem: ScalarType,
+    pub capacity: u64,
+    /// `bufs[cur]` holds the current items, `bufs[1 - cur]` receives pushes.
+    pub bufs: [Buffer; 2],
+    pub cur: usize,
+    /// Number of current items (the `InCount` slot mirrors it).
+    pub count: u64,
+    /// The retry buffer and a spare that the retried items move to while the kernel is relaunched over them;
+    /// allocated only when some kernel retries into this worklist.
+    pub retry: Option<[Buffer; 2]>,
+    /// Which of `retry` currently receives retries.
+    pub retry_cur: usize,
+    /// Word 0: push counter; word 1: retry counter; word 2: overflow flag.
+    pub counters: Buffer,
+}
+
+impl Worklist {
+    pub const OUT_COUNT: usize = 0;
+    pub const RETRY_COUNT: usize = 1;
+    pub const OVERFLOW: usize = 2;
+
+    pub fn in_buf(&self) -> &Buffer {
+        &self.bufs[self.cur]
+    }
+
+    pub fn out_buf(&self) -> &Buffer {
+        &self.bufs[1 - self.cur]
+    }
+
+    /// The current items.
+    pub fn items(&self) -> Vec<u64> {
+        self.in_buf().to_elems(self.elem.size(), self.count)
+    }
+}
+
+/// All device memory of one run.
+pub struct Memory {
+    pub num_nodes: u64,
+    pub num_edges: u64,
+    pub row_start: Buffer,
+    pub col: Buffer,
+    pub weights: Option<Buffer>,
+    pub sources: Option<Buffer>,
+    pub globals: Vec<Global>,
+    pub worklists: Vec<Worklist>,
+}
+
+/// Bytes of memory the machine can give: `MemAvailable` from `/proc/meminfo`, or `None` where that is unknown.
+pub fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Human-readable bytes for messages.
+pub fn show_bytes(b: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    if b >= 1 << 30 {
+        format!("{b} bytes ({:.1} GiB)", b as f64 / GIB)
+    } else {
+        format!("{b} bytes")
+    }
+}
+
+/// Tracks what has been allocated so each new array is checked against what is left.
+struct Budget {
+    limit: Option<u64>,
+    used: u64,
+}
+
+impl Budget {
+    fn take(&mut self, what: &str, bytes: Option<u64>) -> Result<(), RunError> {
+        let Some(bytes) = bytes.filter(|&b| b <= MAX_ARRAY_BYTES) else {
+            let size = bytes.map_or("more than 2^64 bytes".to_string(), show_bytes);
+            return Err(RunError::Memory(format!(
+                "{what} would need {size}, more than the runtime's limit of 2^40 bytes per array; check its size"
+            )));
+        };
+        if let Some(limit) = self.limit {
+            if self.used.saturating_add(bytes) > limit {
+                return Err(RunError::Memory(format!(
+                    "{what} needs {}, but only {} of memory is available ({} already allocated)",
+                    show_bytes(bytes),
+                    show_bytes(limit.saturating_sub(self.used)),
+                    show_bytes(self.used)
+                )));
+            }
+        }
+        self.used += bytes;
+        Ok(())
+    }
+}
+
+/// Rounds a byte count up to whole words, as allocated.
+fn word_bytes(len: u64, elem: usize) -> Option<u64> {
+    len.checked_mul(elem as u64).map(|b| b.div_ceil(8) * 8)
+}
+
+impl Memory {
+    /// Allocates everything `artifact` needs for `graph` (named `graph_name` in messages), with `params` for the
+    /// dense array sizes, within `limit` bytes (or unchecked if `None`, apart from the per-array cap).
+    pub fn allocate(
+        artifact: &Artifact,
+        graph: &Csr,
+        graph_name: &str,
+        params: &[u64],
+        limit: Option<u64>,
+    ) -> Result<Memory, RunError> {
+        let n = graph.num_nodes() as u64;
+        let m = graph.num_edges();
+        let mut budget = Budget { limit, used: 0 };
+        budget.take("the graph's row offsets", word_bytes(n + 1, 8))?;
+        budget.take("the graph's edges", word_bytes(m, 4))?;
+        let row_start = Buffer::from_elems(&graph.row_start, 8);
+        let col = Buffer::from_elems(&graph.col.iter().map(|&c| c as u64).collect::<Vec<_>>(), 4);
+
+        let weight_ty = artifact.graph.as_ref().and_then(|g| g.weight);
+        let weights = match weight_ty {
+            None => None,
+            Some(ty) => {
+                budget.take("the graph's weights", word_bytes(m, ty.size()))?;
+                Some(Buffer::from_elems(&convert_weights(graph, graph_name, ty)?, ty.size()))
+            }
+        };
+        let sources = if artifact.needs_sources {
+            budget.take("the graph's edge sources", word_bytes(m, 4))?;
+            let src: Vec<u64> = graph.sources().into_iter().map(|s| s as u64).collect();
+            Some(Buffer::from_elems(&src, 4))
+        } else {
+            None
+        };
+
+        let env = StaticEnv { params, num_nodes: n, num_edges: m };
+        let mut globals = Vec::with_capacity(artifact.globals.len());
+        for g in &artifact.globals {
+            let (dims, rank, shape) = match &g.shape {
+                Shape::Node => ([n, 1], 1, GlobalShape::Node),
+                Shape::Edge => ([m, 1], 1, GlobalShape::Edge),
+                Shape::Dense(ds) => {
+                    if ds.is_empty() || ds.len() > 2 {
+                        return Err(RunError::plan(format!(
+                            "array `{}` has {} dimensions; 1 or 2 are supported",
+                            g.name,
+                            ds.len()
+                        )));
+                    }
+                    let mut dims = [1u64; 2];
+                    for (d, e) in ds.iter().enumerate() {
+                        dims[d] = eval(e, &env)?;
+                        if e.ty.is_signed() && (dims[d] as i64) < 0 {
+                            return Err(RunError::Memory(format!(
+                                "array `{}` has a negative size {} in dimension {d}",
+                                g.name, dims[d] as i64
+                            )));
+                        }
+                    }
+                    (dims, ds.len(), GlobalShape::Dense)
+                }
+            };
+            let shown: Vec<String> = dims[..rank].iter().map(|d| d.to_string()).collect();
+            let what = format!("array `{}` ({}[{}])", g.name, g.elem.name(), shown.join(", "));
+            let bytes = dims[0].checked_mul(dims[1]).and_then(|len| word_bytes(len, g.elem.size()));
+            budget.take(&what, bytes)?;
+            let buf = Buffer::zeroed(dims[0] * dims[1], g.elem.size());
+            globals.push(Global { name: g.name.clone(), elem: g.elem, dims, rank, shape, buf });
+        }
+
+        let capacity = n.max(m) + 1;
+        let mut worklists = Vec::with_capacity(artifact.worklists.len());
+        for (w, desc) in artifact.worklists.iter().enumerate() {
+            let retries = artifact.kernels.iter().any(|k| k.retries == Some(w));
+            let size = desc.elem.size();
+            let buffers = if retries { 4 } else { 2 };
+            let what = format!("worklist `{}` ({buffers} buffers of {capacity} {} items)", desc.name, desc.elem.name());
+            budget.take(&what, word_bytes(capacity, size).and_then(|b| b.checked_mul(buffers)))?;
+            worklists.push(Worklist {
+                name: desc.name.clone(),
+                elem: desc.elem,
+                capacity,
+                bufs: [Buffer::zeroed(capacity, size), Buffer::zeroed(capacity, size)],
+                cur: 0,
+                count: 0,
+                retry: retries.then(|| [Buffer::zeroed(capacity, size), Buffer::zeroed(capacity, size)]),
+                retry_cur: 0,
+                counters: Buffer::zeroed(3, 8),
+            });
+        }
+        Ok(Memory { num_nodes: n, num_edges: m, row_start, col, weights, sources, globals, worklists })
+    }
+}
+
+/// The graph's weights as bits of the program's declared weight type.
+///
+/// Integer weights must fit the type; float weights convert to an integer type only when every one is integral
+/// (a silent truncation would change the answer without a word).
+pub fn convert_weights(graph: &Csr, graph_name: &str, ty: ScalarType) -> Result<Vec<u64>, RunError> {
+    let Some(w) = &graph.weights else {
+        return Err(RunError::Graph(format!(
+            "the program reads edge weights (`graph G(weight: {})`) but {graph_name} has none; add \
+             `--weights random:1:255` or `--weights const:1`",
+            ty.name()
+        )));
+    };
+    let label = |e: usize| {
+        let src = graph.row_start.partition_point(|&s| s <= e as u64).saturating_sub(1) as u32;
+        format!("{} -> {}", graph.labels.label(src), graph.labels.label(graph.col[e]))
+    };
+    let (lo, hi): (i128, i128) = match ty {
+        ScalarType::Bool => (0, 1),
+        ScalarType::I32 => (i32::MIN as i128, i32::MAX as i128),
+        ScalarType::U32 | ScalarType::Node => (0, u32::MAX as i128),
+        ScalarType::I64 => (i64::MIN as i128, i64::MAX as i128),
+        ScalarType::U64 | ScalarType::Edge => (0, u64::MAX as i128),
+        ScalarType::F32 | ScalarType::F64 => (0, 0),
+    };
+    let int_bits = |v: i128, e: usize| -> Result<u64, RunError> {
+        if v < lo || v > hi {
+            return Err(RunError::Graph(format!(
+                "edge {} of {graph_name} has weight {v}, which does not fit the program's weight type {}",
+                label(e),
+                ty.name()
+            )));
+        }
+        Ok(crate::eval::normalize(ty, v as i64 as u64))
+    };
+    match w {
+        Weights::Int(ws) if ty.is_float() => Ok(ws.par_iter().map(|&x| from_f64(ty, x as f64)).collect()),
+        Weights::Float(ws) if ty.is_float() => Ok(ws.par_iter().map(|&x| from_f64(ty, x)).collect()),
+        Weights::Int(ws) => ws.iter().enumerate().map(|(e, &x)| int_bits(x as i128, e)).collect(),
+        Weights::Float(ws) => ws
+            .iter()
+            .enumerate()
+            .map(|(e, &x)| {
+                if x.fract() != 0.0 || !x.is_finite() {
+                    return Err(RunError::Graph(format!(
+                        "edge {} of {graph_name} has weight {x}, but the program reads {} weights; only integral \
+                         float weights convert (declare `graph G(weight: f64)` or load integer weights)",
+                        label(e),
+                        ty.name()
+                    )));
+                }
+                int_bits(x as i128, e)
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,158 @@
+//! A run's results: the output arrays read back as typed values, written as text, and summarised by a digest.
+//!
+//! The `--out` format is meant for people and for `diff`:
+//! - node outputs: one line per node, its label as written in the input file, then the value of each node output
+//!   in declaration order, separated by spaces; a value equal to its type's `inf` is written `inf`;
+//! - dense (all-pairs) outputs: a line `u v d` per reachable pair, `u` and `v` labels, in row-major order, over the
+//!   top-left `num_nodes × num_nodes` block (programs may pad to a tile multiple); a value counts as unreached as
+//!   described at [`dense_unreached`];
+//! - edge outputs: a line `u v x...` per edge (its endpoints' labels, then each edge output's value).
+//!
+//! Sections come in that order, so a program with only node outputs (the common case) gets exactly one line per
+//! node.
+
+use std::io::{self, Write};
+
+use irgc_artifact::{Artifact, ScalarType};
+use irgc_graph::Csr;
+use serde::Serialize;
+
+use crate::eval::{to_f64, to_i64};
+use crate::memory::{GlobalShape, Memory};
+
+/// What an output array is indexed by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputShape {
+    Node,
+    Edge,
+    /// A dense array of `dims[0] × dims[1]` elements (`dims[1]` is 1 for a 1-D array).
+    Dense {
+        dims: [u64; 2],
+    },
+}
+
+/// One output array, read back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputData {
+    pub name: String,
+    pub elem: ScalarType,
+    pub shape: OutputShape,
+    /// One value per element, as normalized bits of `elem`.
+    pub values: Vec<u64>,
+}
+
+impl OutputData {
+    /// Element `i` formatted for people.
+    pub fn show(&self, i: usize) -> String {
+        format_value(self.elem, self.values[i])
+    }
+}
+
+/// Reads every output of `artifact` from `mem`.
+pub(crate) fn read_outputs(artifact: &Artifact, mem: &Memory) -> Vec<OutputData> {
+    artifact
+        .outputs
+        .iter()
+        .filter_map(|o| mem.globals.get(o.global))
+        .map(|g| OutputData {
+            name: g.name.clone(),
+            elem: g.elem,
+            shape: match g.shape {
+                GlobalShape::Node => OutputShape::Node,
+                GlobalShape::Edge => OutputShape::Edge,
+                GlobalShape::Dense => OutputShape::Dense { dims: g.dims },
+            },
+            values: g.buf.to_elems(g.elem.size(), g.len()),
+        })
+        .collect()
+}
+
+/// A value of type `ty` as text: `inf` for the type's largest value, floats in Rust's shortest round-trip form,
+/// signed integers with their sign, bools as `true`/`false`.
+pub fn format_value(ty: ScalarType, bits: u64) -> String {
+    if ty != ScalarType::Bool && bits == ty.inf_bits() {
+        return "inf".to_string();
+    }
+    match ty {
+        ScalarType::Bool => (bits != 0).to_string(),
+        ScalarType::F32 => f32::from_bits(bits as u32).to_string(),
+        ScalarType::F64 => f64::from_bits(bits).to_string(),
+        ScalarType::I32 | ScalarType::I64 => to_i64(ty, bits).to_string(),
+        _ => bits.to_string(),
+    }
+}
+
+/// Whether a dense (all-pairs) distance means "no path": integer programs cannot store `inf` and then add to it,
+/// so they use a large sentinel instead (`fw_blocked.irg` uses `i32::MAX / 2`, so that adding two never
+/// overflows). The rule: a value at or above half the type's largest value is unreached; for floats also any
+/// infinity or NaN. Negative values of signed types are reachable (negative distances are a program's business).
+pub fn dense_unreached(ty: ScalarType, bits: u64) -> bool {
+    match ty {
+        ScalarType::F32 | ScalarType::F64 => {
+            let x = to_f64(ty, bits);
+            let half = if ty == ScalarType::F32 { f32::MAX as f64 / 2.0 } else { f64::MAX / 2.0 };
+            !x.is_finite() || x >= half
+        }
+        ScalarType::I32 | ScalarType::I64 => to_i64(ty, bits) >= to_i64(ty, ty.inf_bits()) / 2,
+        _ => bits >= ty.inf_bits() / 2,
+    }
+}
+
+/// Writes `outputs` in the `--out` format (see the module documentation).
+pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(1 << 20, out);
+    let n = graph.num_nodes() as usize;
+    let nodes: Vec<&OutputData> = outputs.iter().filter(|o| o.shape == OutputShape::Node).collect();
+    if !nodes.is_empty() {
+        for v in 0..n {
+            write!(out, "{}", graph.labels.label(v as u32))?;
+            for o in &nodes {
+                write!(out, " {}", o.show(v))?;
+            }
+            writeln!(out)?;
+        }
+    }
+    for o in outputs {
+        if let OutputShape::Dense { dims } = o.shape {
+            let (rows, cols) = (dims[0] as usize, dims[1] as usize);
+            for u in 0..rows.min(n) {
+                for v in 0..cols.min(n) {
+                    let bits = o.values[u * cols + v];
+                    if !dense_unreached(o.elem, bits) {
+                        let (lu, lv) = (graph.labels.label(u as u32), graph.labels.label(v as u32));
+                        writeln!(out, "{lu} {lv} {}", format_value(o.elem, bits))?;
+                    }
+                }
+            }
+        }
+    }
+    let edges: Vec<&OutputData> = outputs.iter().filter(|o| o.shape == OutputShape::Edge).collect();
+    if !edges.is_empty() {
+        for u in 0..graph.num_nodes() {
+            for e in graph.edge_range(u) {
+                write!(out, "{} {}", graph.labels.label(u), graph.labels.label(graph.col[e]))?;
+                for o in &edges {
+                    write!(out, " {}", o.show(e))?;
+                }
+                writeln!(out)?;
+            }
+        }
+    }
+    out.flush()
+}
+
+/// A 64-bit FNV-1a hash over every output's elements as stored (little-endian, the element's size), in
+/// declaration order: two runs with the same digest produced the same bytes.
+pub fn digest(outputs: &[OutputData]) -> u64 {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for o in outputs {
+        let size = o.elem.size();
+        for &v in &o.values {
+            for b in &v.to_le_bytes()[..size] {
+                h = (h ^ *b as u64).wrapping_mul(0x0000_0100_0000_01B3);
+            }
+        }
+    }
+    h
+}

@@ -1,0 +1,246 @@
+//! The host plan interpreter: runs an artifact's [`Plan`] statement by statement over live device memory.
+//!
+//! The plan is small and sequential (it launches kernels and moves a few scalars), so a tree-walking interpreter
+//! costs nothing next to the kernels it launches. Control flow follows the artifact's documentation: `Loop` runs
+//! `body`, then `continuing`, then leaves if `break_if` holds, and `Continue` jumps to `continuing`; `For` evaluates
+//! its bounds once and counts in its variable's type; `Pipe` checks its worklist before every round; `Hybrid`
+//! picks `dense` when the worklist holds more than `threshold × num_nodes` items.
+
+use std::time::Instant;
+
+use irgc_artifact::{Artifact, BinaryOp, HostExpr, HostStmt, Layout, ScalarType};
+
+use crate::context;
+use crate::error::RunError;
+use crate::eval::{self, Env};
+use crate::memory::Memory;
+use crate::stats::{HybridChoice, Mode, PipeRound, Stats};
+use crate::{CpuKernels, RunOptions};
+
+/// How a block ended.
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+}
+
+/// The state of a running plan.
+pub(crate) struct Machine<'a> {
+    pub artifact: &'a Artifact,
+    pub layout: Layout,
+    pub mem: Memory,
+    pub ctx: Vec<u64>,
+    pub params: Vec<u64>,
+    pub locals: Vec<u64>,
+    pub kernels: &'a dyn CpuKernels,
+    pub options: &'a RunOptions,
+    pub pool: rayon::ThreadPool,
+    pub stats: Stats,
+    pub launches: u64,
+    /// Pipe rounds started so far.
+    pub round: u64,
+    /// The innermost enclosing `hybrid` branch.
+    pub mode: Option<Mode>,
+}
+
+impl Env for Machine<'_> {
+    fn local(&self, i: usize) -> Result<u64, RunError> {
+        self.locals.get(i).copied().ok_or_else(|| RunError::plan(format!("the plan reads local #{i}, which it lacks")))
+    }
+
+    fn param(&self, p: usize) -> Result<u64, RunError> {
+        self.params.get(p).copied().ok_or_else(|| RunError::plan(format!("the plan reads param #{p}, which it lacks")))
+    }
+
+    fn num_nodes(&self) -> u64 {
+        self.mem.num_nodes
+    }
+
+    fn num_edges(&self) -> u64 {
+        self.mem.num_edges
+    }
+
+    fn worklist_size(&self, w: usize) -> Result<u64, RunError> {
+        Ok(self.worklist(w)?.count)
+    }
+
+    fn load(&self, global: usize, index: &[u64]) -> Result<u64, RunError> {
+        let g = self.global(global)?;
+        let i = g.linear(index)?;
+        Ok(g.buf.load(g.elem.size(), i))
+    }
+}
+
+impl<'a> Machine<'a> {
+    pub fn global(&self, g: usize) -> Result<&crate::memory::Global, RunError> {
+        self.mem.globals.get(g).ok_or_else(|| RunError::plan(format!("the plan uses array #{g}, which does not exist")))
+    }
+
+    pub fn worklist(&self, w: usize) -> Result<&crate::memory::Worklist, RunError> {
+        self.mem
+            .worklists
+            .get(w)
+            .ok_or_else(|| RunError::plan(format!("the plan uses worklist #{w}, which does not exist")))
+    }
+
+    fn eval(&self, e: &HostExpr) -> Result<u64, RunError> {
+        eval::eval(e, self)
+    }
+
+    fn local_ty(&self, i: usize) -> Result<ScalarType, RunError> {
+        self.artifact
+            .plan
+            .locals
+            .get(i)
+            .map(|l| l.1)
+            .ok_or_else(|| RunError::plan(format!("the plan assigns local #{i}, which it does not declare")))
+    }
+
+    fn set_local(&mut self, i: usize, bits: u64) -> Result<(), RunError> {
+        let ty = self.local_ty(i)?;
+        self.locals[i] = eval::normalize(ty, bits);
+        Ok(())
+    }
+
+    /// Runs the whole plan.
+    pub fn run_plan(&mut self) -> Result<(), RunError> {
+        self.locals = vec![0; self.artifact.plan.locals.len()];
+        let body = &self.artifact.plan.body;
+        match self.block(body)? {
+            Flow::Normal => Ok(()),
+            // The front end rejects a `break` outside a loop; an artifact with one is ill-formed.
+            Flow::Break | Flow::Continue => Err(RunError::plan("the plan has a `break` or `continue` outside a loop")),
+        }
+    }
+
+    fn block(&mut self, stmts: &'a [HostStmt]) -> Result<Flow, RunError> {
+        for s in stmts {
+            match self.stmt(s)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn stmt(&mut self, s: &'a HostStmt) -> Result<Flow, RunError> {
+        match s {
+            HostStmt::Assign { local, value } => {
+                let v = self.eval(value)?;
+                self.set_local(*local, v)?;
+            }
+            HostStmt::Store { global, index, value } => {
+                let idx = index.iter().map(|i| self.eval(i)).collect::<Result<Vec<_>, _>>()?;
+                let v = self.eval(value)?;
+                let g = self.global(*global)?;
+                let i = g.linear(&idx)?;
+                g.buf.store(g.elem.size(), i, eval::normalize(g.elem, v));
+            }
+            HostStmt::Fill { global, value } => {
+                let v = self.eval(value)?;
+                let g = self.global(*global)?;
+                g.buf.fill(g.elem.size(), eval::normalize(g.elem, v));
+            }
+            HostStmt::Push { worklist, value } => {
+                let v = self.eval(value)?;
+                self.host_push(*worklist, v)?;
+            }
+            HostStmt::Clear { worklist } => {
+                self.worklist(*worklist)?;
+                self.mem.worklists[*worklist].count = 0;
+                context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, *worklist);
+            }
+            HostStmt::Invoke { kernel, args, result } => {
+                let args = args.iter().map(|a| Ok((a.ty, self.eval(a)?))).collect::<Result<Vec<_>, RunError>>()?;
+                let r = self.launch(*kernel, &args)?;
+                if let Some(local) = result {
+                    self.set_local(*local, r)?;
+                }
+            }
+            HostStmt::If { cond, then, otherwise } => {
+                let branch = if self.eval(cond)? != 0 { then } else { otherwise };
+                return self.block(branch);
+            }
+            HostStmt::Loop { body, continuing, break_if } => loop {
+                if let Flow::Break = self.block(body)? {
+                    break;
+                }
+                if let Flow::Break = self.block(continuing)? {
+                    break;
+                }
+                if let Some(c) = break_if {
+                    if self.eval(c)? != 0 {
+                        break;
+                    }
+                }
+            },
+            HostStmt::For { var, start, end, body } => {
+                let ty = self.local_ty(*var)?;
+                let (mut i, end) = (self.eval(start)?, self.eval(end)?);
+                while eval::binary(BinaryOp::Lt, ty, i, end)? != 0 {
+                    self.set_local(*var, i)?;
+                    if let Flow::Break = self.block(body)? {
+                        break;
+                    }
+                    // The loop counts in its own variable, not in the (possibly reassigned) local.
+                    i = eval::binary(BinaryOp::Add, ty, i, 1)?;
+                }
+            }
+            HostStmt::Break => return Ok(Flow::Break),
+            HostStmt::Continue => return Ok(Flow::Continue),
+            HostStmt::Pipe { worklist, body } => loop {
+                let size = self.worklist(*worklist)?.count;
+                if size == 0 {
+                    break;
+                }
+                self.round += 1;
+                if self.options.collect_stats {
+                    let name = self.mem.worklists[*worklist].name.clone();
+                    let rec = PipeRound { worklist: name, round: self.round, size };
+                    Stats::keep(&mut self.stats.pipe_rounds, &mut self.stats.dropped, rec);
+                }
+                if let Flow::Break = self.block(body)? {
+                    break;
+                }
+            },
+            HostStmt::Hybrid { worklist, threshold, dense, sparse } => {
+                let size = self.worklist(*worklist)?.count;
+                let t = eval::to_f64(threshold.ty, self.eval(threshold)?);
+                let above = t * self.mem.num_nodes as f64;
+                let mode = if size as f64 > above { Mode::Dense } else { Mode::Sparse };
+                if self.options.collect_stats {
+                    let name = self.mem.worklists[*worklist].name.clone();
+                    let rec = HybridChoice { worklist: name, size, above, mode };
+                    Stats::keep(&mut self.stats.hybrid, &mut self.stats.dropped, rec);
+                }
+                let outer = self.mode.replace(mode);
+                let flow = self.block(if mode == Mode::Dense { dense } else { sparse });
+                self.mode = outer;
+                return flow;
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    /// A host push: appends to the worklist's current items.
+    fn host_push(&mut self, w: usize, bits: u64) -> Result<(), RunError> {
+        let wl = self.worklist(w)?;
+        if wl.count >= wl.capacity {
+            return Err(RunError::Overflow(format!(
+                "worklist `{}` is full: the plan pushed more than its capacity of {} items",
+                wl.name, wl.capacity
+            )));
+        }
+        wl.in_buf().store(wl.elem.size(), wl.count, eval::normalize(wl.elem, bits));
+        self.mem.worklists[w].count += 1;
+        context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
+        Ok(())
+    }
+}
+
+/// Times `f`.
+pub(crate) fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = Instant::now();
+    let r = f();
+    (r, start.elapsed().as_secs_f64())
+}

@@ -1,0 +1,88 @@
+//! Per-launch and per-round statistics of a run, for `irgc run --stats` and `--json`.
+//!
+//! They answer the questions one asks of a data-driven program: how many rounds, how big the frontier was each
+//! round, which branch a `hybrid` took, where the time went. Records are capped at [`MAX_RECORDS`] of each kind so
+//! a program with millions of tiny launches cannot exhaust memory on bookkeeping; `dropped` counts the rest.
+
+use serde::Serialize;
+
+/// The most launch records (and, separately, pipe-round records) kept.
+pub const MAX_RECORDS: usize = 1 << 20;
+
+/// Which branch of a `hybrid` a launch ran under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Dense,
+    Sparse,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Dense => "dense",
+            Mode::Sparse => "sparse",
+        }
+    }
+}
+
+/// Items one launch pushed to one worklist.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Pushed {
+    pub worklist: String,
+    pub items: u64,
+}
+
+/// One kernel launch (a retry relaunch is a launch of its own, with `retry` > 0).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LaunchRecord {
+    /// Pipe rounds started so far in the run (0 before the first `pipe` round).
+    pub round: u64,
+    pub kernel: String,
+    /// Iterations of the kernel's space.
+    pub items: u64,
+    /// What the launch pushed, per worklist the kernel pushes to (after this launch and its retries).
+    pub pushed: Vec<Pushed>,
+    /// 0 for the launch itself, `k` for its `k`-th retry relaunch.
+    pub retry: u32,
+    /// The innermost enclosing `hybrid` branch, if any.
+    pub mode: Option<Mode>,
+    pub seconds: f64,
+}
+
+/// One round of a `pipe`: the worklist's size when the round started.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PipeRound {
+    pub worklist: String,
+    pub round: u64,
+    pub size: u64,
+}
+
+/// One decision of a `hybrid`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HybridChoice {
+    pub worklist: String,
+    pub size: u64,
+    /// `threshold × num_nodes`: the size above which `dense` runs.
+    pub above: f64,
+    pub mode: Mode,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub launches: Vec<LaunchRecord>,
+    pub pipe_rounds: Vec<PipeRound>,
+    pub hybrid: Vec<HybridChoice>,
+    /// Records not kept because of [`MAX_RECORDS`].
+    pub dropped: u64,
+}
+
+impl Stats {
+    pub(crate) fn keep<T>(list: &mut Vec<T>, dropped: &mut u64, item: T) {
+        if list.len() < MAX_RECORDS {
+            list.push(item);
+        } else {
+            *dropped += 1;
+        }
+    }
+}
