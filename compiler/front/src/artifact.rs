@@ -109,6 +109,16 @@ fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
         ir::Space::Range2(_) => 2,
         _ => 1,
     };
+    let ranges = |s: &ir::Space| match s {
+        ir::Space::Range(a, b) => vec![(host_expr(&k.body, *a), host_expr(&k.body, *b))],
+        ir::Space::Range2(r) => r.iter().map(|(a, b)| (host_expr(&k.body, *a), host_expr(&k.body, *b))).collect(),
+        _ => Vec::new(),
+    };
+    let bounds = match k.body.block.first().map(|s| &s.kind) {
+        Some(StmtKind::ForAll { space, .. }) => ranges(space),
+        Some(StmtKind::ForTile { tiles, .. }) => ranges(tiles),
+        _ => Vec::new(),
+    };
     let space = match k.body.block.first().map(|s| &s.kind) {
         Some(StmtKind::ForAll { space, .. }) => match space {
             ir::Space::Nodes => art::Space::Nodes,
@@ -129,6 +139,7 @@ fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
         space,
         pushes: pushes.into_iter().collect(),
         retries: retries.into_iter().next(),
+        bounds,
     }
 }
 

@@ -184,6 +184,11 @@ pub struct KernelDesc {
     pub pushes: Vec<usize>,
     /// The worklist the kernel retries into, if any: the runtime relaunches it over the retried items.
     pub retries: Option<usize>,
+    /// For `Range` and `Tiles` spaces, each dimension's `(start, end)`, as host expressions over the launch
+    /// arguments (`Local(i)` is argument `i`), params and graph sizes: the host computes the launch size from them
+    /// without a device round trip. Empty for the other spaces.
+    #[serde(default)]
+    pub bounds: Vec<(HostExpr, HostExpr)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1860,6 +1860,42 @@ impl<'s> BodyLowerer<'s> {
         }
     }
 
+    /// Whether the range bounds of a kernel's sweep can be computed before the launch (from kernel arguments,
+    /// params, constants and graph sizes): the runtime sizes the launch from them. Reports the first that cannot.
+    fn sweep_bounds_known(&mut self, space: &Space) -> bool {
+        let bounds: Vec<Handle<Expr>> = match space {
+            Space::Range(a, b) => vec![*a, *b],
+            Space::Range2(r) => r.iter().flat_map(|(a, b)| [*a, *b]).collect(),
+            _ => return true,
+        };
+        for b in bounds {
+            if let Some(bad) = self.not_host_computable(b) {
+                self.error(
+                    Diagnostic::error(self.body.exprs[bad].span, "the bounds of a kernel's sweep must be known before it starts")
+                        .label("read from device memory")
+                        .note("use kernel arguments, params, constants, `G.num_nodes` and `G.num_edges` (pass other values as kernel arguments)"),
+                );
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The first subexpression of `h` the host could not compute before a launch, if any.
+    fn not_host_computable(&self, h: Handle<Expr>) -> Option<Handle<Expr>> {
+        match &self.body.exprs[h].kind {
+            ExprKind::Literal(_) | ExprKind::Param(_) => None,
+            ExprKind::Graph(GraphQuery::NumNodes | GraphQuery::NumEdges) => None,
+            ExprKind::Local(l) if l.index() < self.param_count => None,
+            ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => self.not_host_computable(*arg),
+            ExprKind::Binary { left, right, .. } => {
+                self.not_host_computable(*left).or_else(|| self.not_host_computable(*right))
+            }
+            ExprKind::Math { args, .. } => args.iter().find_map(|&a| self.not_host_computable(a)),
+            _ => Some(h),
+        }
+    }
+
     fn for_loop(&mut self, pat: &ast::Pattern, space: &ast::Space, body: &ast::Block, span: Span) {
         let (start, end, t) = match space {
             ast::Space::Range(a, b) => match self.range(a, b) {
@@ -1961,6 +1997,9 @@ impl<'s> BodyLowerer<'s> {
                 (sp, vec![t])
             }
         };
+        if self.foralls == 0 && !self.sweep_bounds_known(&sp) {
+            return;
+        }
         if self.foralls > 0 && matches!(sp, Space::Nodes | Space::Edges | Space::Worklist(_)) {
             self.error(
                 Diagnostic::error(span, "a nested `forall` can only cover `G.edges(n)` or a range")
@@ -2023,6 +2062,9 @@ impl<'s> BodyLowerer<'s> {
                 return;
             }
         };
+        if !self.sweep_bounds_known(&tile_space) {
+            return;
+        }
         let ranges: Vec<(&ast::Expr, &ast::Expr)> = match threads {
             ast::Space::Range(a, b) => vec![(a, b)],
             ast::Space::Range2([(a, b), (c, d)]) => vec![(a, b), (c, d)],

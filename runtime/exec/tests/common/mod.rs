@@ -178,7 +178,7 @@ pub fn reducing(
 }
 
 pub fn kdesc(name: &str, params: Vec<ScalarType>, space: Space) -> KernelDesc {
-    KernelDesc { name: name.into(), params, reduction: None, space, pushes: vec![], retries: None }
+    KernelDesc { name: name.into(), params, reduction: None, space, pushes: vec![], retries: None, bounds: vec![] }
 }
 
 /// An artifact with a graph (optionally weighted) and nothing else yet.

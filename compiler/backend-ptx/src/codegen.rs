@@ -1,0 +1,269 @@
+//! Drives LLVM: sets up the NVPTX target machine, declares one internal function per device function and one
+//! `.entry` per kernel, lowers each body, links the helpers, verifies, optimises (`default<O3>`) and emits PTX.
+
+use crate::helpers::Helpers;
+use crate::kernel::top_level;
+use crate::lower::{Lower, GLOBAL, SHARED};
+use crate::types::{self, reg};
+use crate::{layout_of, Options, PtxError, PtxOutput, ARCHS};
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::context::Context;
+use inkwell::module::{Linkage, Module as LModule};
+use inkwell::passes::PassBuilderOptions;
+use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine, TargetTriple};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, StructType};
+use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
+use inkwell::{AddressSpace, OptimizationLevel};
+use irgc_artifact::Layout;
+use irgc_front::ir::{Body, LocalType, Module, Scalar, StmtKind};
+use std::sync::Once;
+
+/// The PTX ISA version asked of LLVM: 8.0 (CUDA 12.0) covers `sm_90a` and every driver of the last years.
+const PTX_FEATURES: &str = "+ptx80";
+/// Static shared memory a block may declare without opting in to more (CUDA's 48 KiB).
+const MAX_STATIC_SHARED: u64 = 48 * 1024;
+/// The most threads a block may have.
+const MAX_BLOCK: u64 = 1024;
+
+static INIT: Once = Once::new();
+
+fn target_machine(arch: &str) -> Result<TargetMachine, PtxError> {
+    if !ARCHS.contains(&arch) {
+        return Err(PtxError::Options(format!(
+            "unknown GPU architecture `{arch}` (expected one of {})",
+            ARCHS.join(", ")
+        )));
+    }
+    INIT.call_once(|| Target::initialize_nvptx(&InitializationConfig::default()));
+    let triple = TargetTriple::create("nvptx64-nvidia-cuda");
+    let target = Target::from_triple(&triple).map_err(|e| PtxError::Llvm(format!("NVPTX target: {e}")))?;
+    target
+        .create_target_machine(
+            &triple,
+            arch,
+            PTX_FEATURES,
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| PtxError::Llvm(format!("no NVPTX target machine for {arch}")))
+}
+
+/// What the lowering of one body needs to know beyond the body itself.
+struct Frame<'c> {
+    what: String,
+    returns: Option<Option<Scalar>>,
+    in_tile: bool,
+    shared: Vec<PointerValue<'c>>,
+}
+
+struct Gen<'c, 'm> {
+    c: &'c Context,
+    lm: LModule<'c>,
+    m: &'m Module,
+    layout: Layout,
+    ctx_ty: StructType<'c>,
+    funcs: Vec<FunctionValue<'c>>,
+    helpers: Helpers,
+}
+
+impl<'c> Gen<'c, '_> {
+    /// Lowers `body` into `f`: allocates and zeroes every local in the entry block, then runs `build`, then
+    /// ends the function with `ret` (for a function that may fall off its end: the type's zero).
+    fn define(
+        &mut self,
+        f: FunctionValue<'c>,
+        body: &Body,
+        frame: Frame<'c>,
+        build: impl FnOnce(&mut Lower<'c, '_>) -> Result<(), PtxError>,
+    ) -> Result<(), PtxError> {
+        let c = self.c;
+        let b = c.create_builder();
+        let entry = c.append_basic_block(f, "entry");
+        b.position_at_end(entry);
+        let Some(ctx) = f.get_first_param() else {
+            return Err(PtxError::Llvm("generated function without a context parameter".into()));
+        };
+        let ctx = ctx.into_pointer_value();
+        ctx.set_name("ctx");
+        let mut locals = Vec::with_capacity(body.locals.len());
+        for (_, local) in body.locals.iter() {
+            let ty = Lower::local_llvm(c, local.ty);
+            let slot = b.build_alloca(ty, &local.name)?;
+            // Defined from the start, so a read before any write is 0 on every path.
+            let zero: BasicValueEnum = match local.ty {
+                LocalType::Scalar(s) => types::constant(c, s, 0),
+                LocalType::ArrayRef(_) => c.ptr_type(AddressSpace::from(GLOBAL)).const_null().into(),
+            };
+            b.build_store(slot, zero)?;
+            locals.push(slot);
+        }
+        let start = c.append_basic_block(f, "start");
+        b.build_unconditional_branch(start)?;
+        b.position_at_end(start);
+        let returns = frame.returns;
+        let mut lw = Lower {
+            c,
+            b,
+            lm: &self.lm,
+            f,
+            m: self.m,
+            body,
+            layout: self.layout,
+            what: frame.what,
+            ctx,
+            ctx_ty: self.ctx_ty,
+            entry,
+            locals,
+            loops: Vec::new(),
+            reduction: None,
+            funcs: &self.funcs,
+            shared: frame.shared,
+            nested_foralls: 0,
+            in_tile: frame.in_tile,
+            returns,
+            helpers: &mut self.helpers,
+        };
+        build(&mut lw)?;
+        match returns {
+            Some(Some(s)) => {
+                lw.b.build_return(Some(&types::constant(c, s, 0)))?;
+            }
+            _ => {
+                lw.b.build_return(None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `nvvm.annotations` entry `!{ptr @k, !"key", i32 value}` (launch bounds, read by the NVPTX back end).
+    fn annotate(&self, f: FunctionValue<'c>, key: &str, value: u64) -> Result<(), PtxError> {
+        let node = self.c.metadata_node(&[
+            f.as_global_value().as_pointer_value().into(),
+            self.c.metadata_string(key).into(),
+            self.c.i32_type().const_int(value, false).into(),
+        ]);
+        self.lm.add_global_metadata("nvvm.annotations", &node).map_err(|e| PtxError::Llvm(format!("{e}")))
+    }
+}
+
+pub(crate) fn compile(m: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
+    let tm = target_machine(&opts.arch)?;
+    let c = Context::create();
+    let lm = c.create_module(&m.name);
+    lm.set_triple(&tm.get_triple());
+    lm.set_data_layout(&tm.get_target_data().get_data_layout());
+    let layout = layout_of(m);
+    let slot_types: Vec<BasicTypeEnum> = vec![c.i64_type().into(); layout.len()];
+    let ctx_ty = c.opaque_struct_type("irgc.ctx");
+    ctx_ty.set_body(&slot_types, false);
+    let gptr = c.ptr_type(AddressSpace::from(GLOBAL));
+    let mut g = Gen { c: &c, lm, m, layout, ctx_ty, funcs: Vec::new(), helpers: Helpers::default() };
+    let inline = c.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
+
+    // Kernels first: they own their exact names (LLVM renames a later symbol that collides, and the runtime looks
+    // entries up by name). Device functions and helpers have dotted names, which no IR identifier has.
+    let mut entries = Vec::new();
+    for (_, k) in m.kernels.iter() {
+        let ty = c.void_type().fn_type(&[gptr.into(), c.i64_type().into()], false);
+        let fv = g.lm.add_function(&k.name, ty, None);
+        if fv.get_name().to_bytes() != k.name.as_bytes() {
+            return Err(PtxError::Malformed(format!("two kernels named `{}`", k.name)));
+        }
+        fv.set_call_conventions(71); // ptx_kernel: an `.entry`
+        entries.push(fv);
+    }
+
+    // Declare every device function before any body: bodies call each other in any order.
+    for (h, f) in m.functions.iter() {
+        let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into()];
+        params
+            .extend(f.params.iter().map(|&p| BasicMetadataTypeEnum::from(Lower::local_llvm(&c, f.body.locals[p].ty))));
+        let ty = match f.ret {
+            Some(s) => reg(&c, s).fn_type(&params, false),
+            None => c.void_type().fn_type(&params, false),
+        };
+        let fv = g.lm.add_function(&format!("irgc.fn.{}.{}", h.index(), f.name), ty, Some(Linkage::Internal));
+        fv.add_attribute(AttributeLoc::Function, inline);
+        g.funcs.push(fv);
+    }
+    for (h, f) in m.functions.iter() {
+        let fv = g.funcs[h.index()];
+        let frame =
+            Frame { what: format!("function `{}`", f.name), returns: Some(f.ret), in_tile: false, shared: vec![] };
+        g.define(fv, &f.body, frame, |lw| {
+            for (k, &p) in f.params.iter().enumerate() {
+                let Some(v) = fv.get_nth_param(k as u32 + 1) else {
+                    return lw.malformed("missing parameter");
+                };
+                lw.write_local(p, v)?;
+            }
+            lw.block_of(&f.body.block)
+        })?;
+    }
+
+    let mut kernels = Vec::new();
+    let mut block_threads = Vec::new();
+    let mut shared_bytes = Vec::new();
+    for ((_, k), fv) in m.kernels.iter().zip(entries) {
+        let what = format!("kernel `{}`", k.name);
+        let tile = match top_level(k) {
+            Some(StmtKind::ForTile { threads, .. }) => {
+                let n: u64 = threads.iter().map(|&t| u64::from(t)).product();
+                if n == 0 || n > MAX_BLOCK {
+                    return Err(PtxError::Unsupported(format!("{what}: a tile of {n} threads (1 to {MAX_BLOCK})")));
+                }
+                Some(n)
+            }
+            _ => None,
+        };
+        let mut shared = Vec::new();
+        let mut bytes = 0;
+        for (_, a) in k.body.shared.iter() {
+            let n: u64 = a.dims.iter().map(|&d| u64::from(d)).product();
+            let elem = types::mem(&c, a.elem);
+            let Ok(len) = u32::try_from(n) else {
+                return Err(PtxError::Unsupported(format!("{what}: shared array `{}` too large", a.name)));
+            };
+            let aty = elem.array_type(len);
+            let gv = g.lm.add_global(aty, Some(AddressSpace::from(SHARED)), &format!("{}__{}", k.name, a.name));
+            gv.set_linkage(Linkage::Internal);
+            gv.set_initializer(&aty.get_undef());
+            gv.set_alignment(16);
+            bytes += n * u64::from(a.elem.bits() / 8);
+            shared.push(gv.as_pointer_value());
+        }
+        if bytes > MAX_STATIC_SHARED {
+            return Err(PtxError::Unsupported(format!(
+                "{what}: {bytes} bytes of shared arrays (static shared memory holds {MAX_STATIC_SHARED})"
+            )));
+        }
+        match tile {
+            Some(n) => g.annotate(fv, "reqntidx", n)?,
+            None => g.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
+        }
+        let frame = Frame { what, returns: None, in_tile: tile.is_some(), shared };
+        g.define(fv, &k.body, frame, |lw| {
+            let Some(size) = fv.get_nth_param(1) else {
+                return lw.malformed("missing size parameter");
+            };
+            let size = size.into_int_value();
+            size.set_name("size");
+            lw.kernel_entry(k, size)
+        })?;
+        kernels.push(k.name.clone());
+        block_threads.push(tile.map(|n| n as u32));
+        shared_bytes.push(bytes);
+    }
+
+    g.helpers.link(&c, &g.lm)?;
+    let llvm_ir = g.lm.print_to_string().to_string();
+    g.lm.verify().map_err(|e| PtxError::Llvm(format!("invalid module: {e}")))?;
+    g.lm.run_passes("default<O3>", &tm, PassBuilderOptions::create())
+        .map_err(|e| PtxError::Llvm(format!("optimisation: {e}")))?;
+    let buf = tm
+        .write_to_memory_buffer(&g.lm, FileType::Assembly)
+        .map_err(|e| PtxError::Llvm(format!("PTX emission: {e}")))?;
+    let ptx = String::from_utf8_lossy(buf.as_slice()).into_owned();
+    Ok(PtxOutput { llvm_ir, ptx, kernels, block_threads, shared_bytes })
+}

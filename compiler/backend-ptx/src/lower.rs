@@ -1,0 +1,214 @@
+//! The state of lowering one IR body (a kernel or a device function) into one LLVM function: where each local
+//! lives, the enclosing loops, the reduction accumulator, and the addressing of arrays.
+//!
+//! Every local is an `alloca` in the entry block, zeroed there (so a read before any write is 0 on every path,
+//! as on the CPU); LLVM's SROA/mem2reg turns them into registers. Expressions ([`crate::expr`]), statements
+//! ([`crate::stmt`]), atomics ([`crate::atomics`]) and spaces ([`crate::kernel`]) are methods on [`Lower`],
+//! split by file.
+
+use crate::helpers::Helpers;
+use crate::types;
+use crate::PtxError;
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::module::Module as LModule;
+use inkwell::types::{BasicTypeEnum, StructType};
+use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::AddressSpace;
+use irgc_artifact::Layout;
+use irgc_front::ir::{ArrayRef, Body, Expr, GlobalKind, Handle, Local, LocalType, Module, ReduceOp, Scalar};
+
+/// Global memory (device arrays, the context, worklists).
+pub(crate) const GLOBAL: u16 = 1;
+/// Block-shared memory (`shared` arrays of a tile).
+pub(crate) const SHARED: u16 = 3;
+
+/// A loop's targets for `continue` and `break`. `None` marks a boundary they must not cross (the body of a
+/// nested `forall`, which runs sequentially inside its thread).
+pub(crate) type LoopTargets<'c> = Option<(BasicBlock<'c>, BasicBlock<'c>)>;
+
+pub(crate) struct Lower<'c, 'a> {
+    pub c: &'c Context,
+    pub b: Builder<'c>,
+    pub lm: &'a LModule<'c>,
+    pub f: FunctionValue<'c>,
+    pub m: &'a Module,
+    pub body: &'a Body,
+    pub layout: Layout,
+    /// What is being compiled, for error messages ("kernel `unite`").
+    pub what: String,
+    /// The context pointer (the first parameter of every generated function).
+    pub ctx: PointerValue<'c>,
+    /// The slot table as an LLVM struct of `i64`s, so that slot addresses are safe struct GEPs.
+    pub ctx_ty: StructType<'c>,
+    /// The entry block, holding the allocas.
+    pub entry: BasicBlock<'c>,
+    /// The alloca of each local.
+    pub locals: Vec<PointerValue<'c>>,
+    pub loops: Vec<LoopTargets<'c>>,
+    /// The kernel's reduction and its accumulator.
+    pub reduction: Option<(ReduceOp, Scalar, PointerValue<'c>)>,
+    /// The device functions (index = function index).
+    pub funcs: &'a [FunctionValue<'c>],
+    /// The body's shared arrays (tile kernels only): their address-space-3 globals.
+    pub shared: Vec<PointerValue<'c>>,
+    /// How many nested (sequential) `forall`s enclose the statement being lowered.
+    pub nested_foralls: u32,
+    /// Whether this is a `forall tile` kernel (where barriers are allowed).
+    pub in_tile: bool,
+    /// `Some(ret)` when lowering a device function returning `ret`.
+    pub returns: Option<Option<Scalar>>,
+    pub helpers: &'a mut Helpers,
+}
+
+impl<'c, 'a> Lower<'c, 'a> {
+    pub fn unsupported<T>(&self, msg: impl std::fmt::Display) -> Result<T, PtxError> {
+        Err(PtxError::Unsupported(format!("{}: {msg}", self.what)))
+    }
+
+    pub fn malformed<T>(&self, msg: impl std::fmt::Display) -> Result<T, PtxError> {
+        Err(PtxError::Malformed(format!("{}: {msg}", self.what)))
+    }
+
+    pub fn expr_of(&self, e: Handle<Expr>) -> &'a Expr {
+        &self.body.exprs[e]
+    }
+
+    /// The register type of a local (array references are global pointers).
+    pub fn local_llvm(c: &'c Context, ty: LocalType) -> BasicTypeEnum<'c> {
+        match ty {
+            LocalType::Scalar(s) => types::reg(c, s),
+            LocalType::ArrayRef(_) => c.ptr_type(AddressSpace::from(GLOBAL)).into(),
+        }
+    }
+
+    /// A new alloca of `ty` at the top of the entry block (where SROA promotes it).
+    pub fn alloca(&self, ty: BasicTypeEnum<'c>, name: &str) -> Result<PointerValue<'c>, PtxError> {
+        let ab = self.c.create_builder();
+        match self.entry.get_first_instruction() {
+            Some(i) => ab.position_before(&i),
+            None => ab.position_at_end(self.entry),
+        }
+        Ok(ab.build_alloca(ty, name)?)
+    }
+
+    pub fn read_local(&self, l: Handle<Local>) -> Result<BasicValueEnum<'c>, PtxError> {
+        let ty = Self::local_llvm(self.c, self.body.locals[l].ty);
+        Ok(self.b.build_load(ty, self.locals[l.index()], "")?)
+    }
+
+    pub fn write_local(&self, l: Handle<Local>, v: BasicValueEnum<'c>) -> Result<(), PtxError> {
+        self.b.build_store(self.locals[l.index()], v)?;
+        Ok(())
+    }
+
+    /// Ends the current block with a branch to `target` and continues in a fresh, unreachable block, so that
+    /// statements after a `break`, `continue` or `return` still have somewhere to go.
+    pub fn jump_away(&self, target: BasicBlock<'c>) -> Result<(), PtxError> {
+        self.b.build_unconditional_branch(target)?;
+        self.start_dead_block();
+        Ok(())
+    }
+
+    pub fn start_dead_block(&self) {
+        let dead = self.c.append_basic_block(self.f, "dead");
+        self.b.position_at_end(dead);
+    }
+
+    pub fn block(&self, name: &str) -> BasicBlock<'c> {
+        self.c.append_basic_block(self.f, name)
+    }
+
+    /// The element type of an array.
+    pub fn array_elem(&self, a: ArrayRef) -> Result<Scalar, PtxError> {
+        Ok(match a {
+            ArrayRef::Global(g) => self.m.globals[g].elem,
+            ArrayRef::Shared(s) => self.body.shared[s].elem,
+            ArrayRef::Param(l) => match self.body.locals[l].ty {
+                LocalType::ArrayRef(s) => s,
+                LocalType::Scalar(_) => return self.malformed("array access through a scalar local"),
+            },
+        })
+    }
+
+    /// The address space an array lives in.
+    pub fn array_space(a: ArrayRef) -> u16 {
+        match a {
+            ArrayRef::Shared(_) => SHARED,
+            ArrayRef::Global(_) | ArrayRef::Param(_) => GLOBAL,
+        }
+    }
+
+    /// The address of an array's first element.
+    pub fn array_base(&mut self, a: ArrayRef) -> Result<PointerValue<'c>, PtxError> {
+        Ok(match a {
+            ArrayRef::Global(g) => self.slot_ptr(self.layout.global(g.index()))?,
+            ArrayRef::Shared(s) => self.shared[s.index()],
+            ArrayRef::Param(l) => match self.read_local(l)? {
+                BasicValueEnum::PointerValue(p) => p,
+                _ => return self.malformed("an array reference through a scalar local"),
+            },
+        })
+    }
+
+    /// `&base[index]` for an array of `elem` in address space `space`.
+    pub fn element(
+        &mut self,
+        base: PointerValue<'c>,
+        index: IntValue<'c>,
+        elem: Scalar,
+        space: u16,
+    ) -> Result<PointerValue<'c>, PtxError> {
+        let f = self.helpers.element(self.c, self.lm, types::mem(self.c, elem), space);
+        let call = self.b.build_call(f, &[base.into(), index.into()], "")?;
+        match call.try_as_basic_value().basic() {
+            Some(v) => Ok(v.into_pointer_value()),
+            None => Err(PtxError::Llvm("element helper returned nothing".into())),
+        }
+    }
+
+    /// The address of an element, and the element type and address space. Node and edge arrays take one id,
+    /// dense globals one integer per dimension (row-major, the row length read from the global's `dim1` slot),
+    /// shared arrays one per compile-time dimension, array references one index.
+    pub fn array_addr(
+        &mut self,
+        a: ArrayRef,
+        index: &[Handle<Expr>],
+    ) -> Result<(PointerValue<'c>, Scalar, u16), PtxError> {
+        let elem = self.array_elem(a)?;
+        let mut idx = Vec::with_capacity(index.len());
+        for &i in index {
+            let ty = self.expr_of(i).ty;
+            let v = self.expr(i)?;
+            idx.push(self.to_i64(ty, v)?);
+        }
+        let dims: Vec<Option<u64>> = match a {
+            ArrayRef::Global(g) => match &self.m.globals[g].kind {
+                GlobalKind::Node | GlobalKind::Edge => vec![None],
+                GlobalKind::Dense(d) if d.len() <= 2 => vec![None; d.len()],
+                GlobalKind::Dense(_) => return self.unsupported("dense arrays of more than two dimensions"),
+            },
+            ArrayRef::Shared(s) => self.body.shared[s].dims.iter().map(|&d| Some(u64::from(d))).collect(),
+            ArrayRef::Param(_) => vec![None],
+        };
+        if idx.len() != dims.len() || idx.is_empty() {
+            return self.malformed(format!("{} indices for an array of {} dimensions", idx.len(), dims.len()));
+        }
+        let i64t = self.c.i64_type();
+        let mut linear = idx[0];
+        for (k, &i) in idx.iter().enumerate().skip(1) {
+            let row = match (a, dims[k]) {
+                (_, Some(d)) => i64t.const_int(d, false),
+                // Only 2-D dense globals get here: the row length is `dim1`.
+                (ArrayRef::Global(g), None) => self.slot(self.layout.global(g.index()) + 2)?,
+                _ => return self.malformed("multi-dimensional index into a 1-D array"),
+            };
+            let scaled = self.b.build_int_mul(linear, row, "")?;
+            linear = self.b.build_int_add(scaled, i, "")?;
+        }
+        let space = Self::array_space(a);
+        let base = self.array_base(a)?;
+        Ok((self.element(base, linear, elem, space)?, elem, space))
+    }
+}

@@ -1,0 +1,87 @@
+//! Every shipped program compiles to PTX: one `.entry` per kernel with the kernel's name, within the time
+//! budget; the LLVM IR of every program and the PTX of three are snapshotted (`llvm@DIR__NAME`,
+//! `ptx@DIR__NAME`); and, when `IRGC_PTXAS` names a `ptxas`, the PTX assembles for `sm_90` (and `sm_80`).
+
+// The notes (ptxas skipped, compile times) are for whoever reads the test output.
+#![allow(clippy::print_stderr)]
+
+mod common;
+
+use common::{normalise_ir, normalise_ptx, options, programs, ptxas};
+
+#[test]
+fn every_program_compiles_with_one_entry_per_kernel() {
+    let progs = programs();
+    assert!(progs.len() >= 9, "only {} programs", progs.len());
+    for p in &progs {
+        for arch in ["sm_80", "sm_90"] {
+            let out =
+                irgc_backend_ptx::compile(&p.module, &options(arch)).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            let names: Vec<&str> = p.module.kernels.iter().map(|(_, k)| k.name.as_str()).collect();
+            assert_eq!(out.kernels, names, "{}", p.name);
+            assert!(out.ptx.contains(&format!(".target {arch}")), "{}: {}", p.name, out.ptx);
+            for name in &names {
+                let entry = format!(".entry {name}(");
+                assert_eq!(out.ptx.matches(&entry).count(), 1, "{}: `{entry}` in\n{}", p.name, out.ptx);
+            }
+            assert_eq!(out.ptx.matches(".entry ").count(), names.len(), "{}: extra entries", p.name);
+        }
+    }
+}
+
+#[test]
+fn llvm_ir_and_ptx_snapshots() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"));
+    settings.set_omit_expression(true);
+    settings.set_prepend_module_to_snapshot(false);
+    let _guard = settings.bind_to_scope();
+    for p in programs() {
+        let out = irgc_backend_ptx::compile(&p.module, &options("sm_80")).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        insta::assert_snapshot!(format!("llvm@{}", p.snap), normalise_ir(&out.llvm_ir));
+        if ["bfs__bfs_worklist", "cc__rem", "apsp__fw_blocked"].contains(&p.snap.as_str()) {
+            insta::assert_snapshot!(format!("ptx@{}", p.snap), normalise_ptx(&out.ptx));
+        }
+    }
+}
+
+#[test]
+fn ptxas_accepts_every_program() {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for p in programs() {
+        for arch in ["sm_90", "sm_80"] {
+            let out =
+                irgc_backend_ptx::compile(&p.module, &options(arch)).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            match ptxas(&p.snap, &out.ptx, arch) {
+                None => {
+                    eprintln!("note: IRGC_PTXAS is not set; skipping the ptxas check");
+                    return;
+                }
+                Some(Err(e)) => failures.push(e),
+                Some(Ok(())) => checked += 1,
+            }
+        }
+    }
+    assert!(failures.is_empty(), "ptxas failed:\n{}", failures.join("\n"));
+    assert!(checked > 0);
+}
+
+#[test]
+fn compile_time_per_program() {
+    // Generous bounds (the machine may be busy); the budget is 100 ms per program in release builds.
+    let limit = if cfg!(debug_assertions) { 2.0 } else { 0.5 };
+    for p in programs() {
+        // Once to warm up (target initialisation), then the best of three.
+        irgc_backend_ptx::compile(&p.module, &options("sm_90")).unwrap();
+        let secs = (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                irgc_backend_ptx::compile(&p.module, &options("sm_90")).unwrap();
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min);
+        eprintln!("{}: {:.1} ms", p.name, secs * 1e3);
+        assert!(secs < limit, "{} took {secs:.3} s", p.name);
+    }
+}

@@ -1,0 +1,354 @@
+//! Small `.irg` programs covering each construct (the CPU backend's kernel tests, plus float/bool/shared
+//! atomics and every reduction): each compiles for `sm_80` and `sm_90`, its PTX has the instructions the
+//! construct should produce, and (with `IRGC_PTXAS`) it assembles.
+
+mod common;
+
+use common::{module, options, ptxas};
+use irgc_backend_ptx::{compile, PtxError, PtxOutput};
+
+/// Compiles `src` for both architectures, runs `ptxas` on both when available, returns the `sm_90` output.
+fn build(label: &str, src: &str) -> PtxOutput {
+    let m = module(src);
+    let mut last = None;
+    for arch in ["sm_80", "sm_90"] {
+        let out = compile(&m, &options(arch)).unwrap_or_else(|e| panic!("{label} ({arch}): {e}"));
+        if let Some(Err(e)) = ptxas(label, &out.ptx, arch) {
+            panic!("ptxas rejected {e}\n{}", out.ptx);
+        }
+        last = Some(out);
+    }
+    last.expect("two architectures")
+}
+
+fn has(out: &PtxOutput, needles: &[&str]) {
+    for n in needles {
+        assert!(out.ptx.contains(n), "`{n}` missing from\n{}", out.ptx);
+    }
+}
+
+#[test]
+fn reductions_of_every_kind() {
+    let src = r#"
+graph G;
+node b: bool;
+node f: f64;
+node g: f32;
+node x: i32;
+node u: u32;
+node w: u64;
+kernel any_b() -> any { forall v in G.nodes { if b[v] { reduce true; } } }
+kernel all_b() -> all { forall v in G.nodes { reduce b[v]; } }
+kernel sum_f() -> sum f64 { forall v in G.nodes { reduce f[v]; } }
+kernel sum_g() -> sum f32 { forall v in G.nodes { reduce g[v]; } }
+kernel min_x() -> min i32 { forall v in G.nodes { reduce x[v]; } }
+kernel max_x() -> max i32 { forall v in G.nodes { reduce x[v]; } }
+kernel min_u() -> min u32 { forall v in G.nodes { reduce u[v]; } }
+kernel max_w() -> max u64 { forall v in G.nodes { reduce w[v]; } }
+kernel min_f() -> min f64 { forall v in G.nodes { reduce f[v]; } }
+kernel max_g() -> max f32 { forall v in G.nodes { reduce g[v]; } }
+kernel sum_x() -> sum i64 { forall v in G.nodes { reduce x[v] as i64; } }
+plan { any_b(); }
+"#;
+    let out = build("reductions", src);
+    has(
+        &out,
+        &[
+            "atom.global.or.b32",
+            // `all`: an atomic and with 0, which LLVM turns into an exchange with 0.
+            "atom.global.exch.b32",
+            "atom.global.add.f64",
+            "atom.global.add.f32",
+            "atom.global.min.s32",
+            "atom.global.max.s32",
+            "atom.global.min.u32",
+            "atom.global.max.u64",
+            "atom.global.cas.b64",
+            "atom.global.cas.b32",
+            "atom.global.add.u64",
+        ],
+    );
+}
+
+#[test]
+fn float_and_integer_atomics() {
+    let src = r#"
+graph G(weight: f64);
+node acc: f64;
+node sub: f32;
+node lo: f32;
+node hi: f64;
+node old: f64;
+node cnt: i64;
+node bits: u32;
+kernel k() {
+    forall e in G.edges {
+        let d = G.dst(e);
+        let w = G.weight(e);
+        atomic_add(acc[d], w);
+        atomic_sub(sub[d], w as f32);
+        atomic_min(lo[d], w as f32);
+        atomic_max(hi[d], w);
+        atomic_sub(cnt[d], 3i64);
+        atomic_max(cnt[d], -1i64);
+        atomic_and(bits[d], 6u32);
+        atomic_or(bits[d], 1u32);
+        atomic_xor(bits[d], 9u32);
+        atomic_exch(bits[d], 2u32);
+    }
+}
+kernel swap(x: f64) {
+    forall v in G.nodes {
+        if v == (0 as node) {
+            old[v] = atomic_exch(hi[v], x);
+            let o = atomic_cas(acc[v], 1.0, 2.0);
+            let p = atomic_cas(acc[v], o, 7.5);
+            old[G.src(0 as edge)] = p;
+        }
+    }
+}
+plan { k(); }
+"#;
+    let out = build("atomics", src);
+    has(
+        &out,
+        &[
+            "atom.global.add.f64",
+            "atom.global.add.f32",
+            "atom.global.cas.b32",
+            "atom.global.cas.b64",
+            "atom.global.exch.b64",
+            "atom.global.max.s64",
+            "atom.global.and.b32",
+            "atom.global.or.b32",
+            "atom.global.xor.b32",
+            "atom.global.exch.b32",
+        ],
+    );
+}
+
+#[test]
+fn shared_atomics() {
+    let src = r#"
+graph G;
+array out: u32[64];
+kernel hist(nb: u32) {
+    forall tile b in 0..nb threads t in 0..64 {
+        shared h: u32[8];
+        shared s: f32[8];
+        if t < 8 { h[t] = 0; s[t] = 0.0; }
+        barrier;
+        atomic_add(h[t % 8], 1u32);
+        atomic_add(s[t % 8], 0.5f32);
+        atomic_max(h[t % 8], t);
+        barrier;
+        if t < 8 { out[b * 8 + t] = h[t] + (s[t] as u32); }
+    }
+}
+plan { hist(1u32); }
+"#;
+    let out = build("shared_atomics", src);
+    has(&out, &["atom.shared.add.u32", "atom.shared.add.f32", "atom.shared.max.u32", ".reqntid 64", "bar.sync"]);
+    assert_eq!(out.block_threads, vec![Some(64)]);
+    assert_eq!(out.shared_bytes, vec![64]);
+}
+
+#[test]
+fn spaces_range2_and_worklists() {
+    let src = r#"
+graph G;
+array a: u32[5, 6];
+worklist wl;
+worklist nums: u32;
+kernel fill(n: u32) {
+    forall (i, j) in (1..n, 2..5) {
+        a[i, j] = i * 10 + j;
+    }
+}
+kernel one(lo: i32, hi: i32) -> sum u64 {
+    forall i in lo..hi { reduce 1; }
+}
+kernel all() { forall v in G.nodes { wl.push(v); } }
+kernel evens() { forall v in wl { if (v as u32) % 2 == 0 { wl.retry(v); } else { nums.push((v as u32) * 3); } } }
+plan { fill(4); }
+"#;
+    let out = build("spaces", src);
+    has(&out, &["atom.global.add.u64", ".entry evens(", ".maxntid 256, 1, 1"]);
+}
+
+#[test]
+fn casts_bits_and_random() {
+    let src = r#"
+import std.random;
+graph G;
+param pi: i32 = -7;
+array r: i64[16];
+array u: u64[16];
+array c: u32[8];
+array out: u64[64];
+array un: f64[64];
+kernel casts(a: i32, b: u32) {
+    forall i in 0..1 {
+        r[0] = a as i64;
+        u[0] = b as u64;
+        r[1] = (a / 2) as i64;
+        r[2] = (a % 2) as i64;
+        u[1] = (b / 2) as u64;
+        r[3] = (a >> 1) as i64;
+        u[2] = (b >> 1) as u64;
+        u[3] = select(a < 0, 1u64, 0u64);
+        r[4] = (-2.7f64) as i32 as i64;
+        r[5] = 1e20f64 as i32 as i64;
+        u[5] = (-1.5f64) as u32 as u64;
+        r[6] = true as i32 as i64;
+        r[7] = (a / (a - a)) as i64;
+        r[8] = pi as i64;
+        u[7] = ((a as f64) * 1.5) as i64 as u64;
+        u[8] = (b as f32) as f64 as u64;
+        r[9] = abs(a) as i64;
+        r[10] = (a as i64) >> 1;
+        r[11] = ((a as f32) % 0.75f32) as i64;
+        u[12] = min(b, 3) as u64;
+        r[12] = max(a, -9) as i64;
+        r[13] = (sqrt(a as f64) * 2.0) as i64;
+    }
+}
+kernel bits(x: u64, y: u32) {
+    forall i in 0..1 {
+        c[0] = ctz(x);
+        c[1] = ctz(0u64);
+        c[2] = popcount(x);
+        c[3] = clz(y);
+        c[4] = ctz(0u32);
+        c[5] = popcount(y);
+        c[6] = clz(x);
+        c[7] = (y << x as u32) >> 3;
+    }
+}
+kernel rnd(seed: u64) {
+    forall i in 0..64 {
+        out[i] = random(seed, i as u64);
+        un[i] = uniform(seed, (i as u64) * 1000);
+    }
+}
+plan { casts(1, 2); }
+"#;
+    let out = build("casts", src);
+    assert!(out.llvm_ir.contains("llvm.fptosi.sat.i32.f64"), "{}", out.llvm_ir);
+    assert!(out.llvm_ir.contains("llvm.fptoui.sat.i32.f64"), "{}", out.llvm_ir);
+    // The splitmix64 constants of `random`.
+    assert!(out.llvm_ir.contains(&(0x9E37_79B9_7F4A_7C15u64 as i64).to_string()), "{}", out.llvm_ir);
+    has(&out, &["popc.b64", "clz.b32", "sqrt.rn.f64", "cvt.rzi.f32.f32"]);
+}
+
+#[test]
+fn control_flow_functions_and_short_circuit() {
+    let src = r#"
+graph G;
+node deg: u32;
+node s: u64;
+node t: i32;
+node x: u32;
+fn collatz(x: u64) -> u32 {
+    var n = x;
+    var steps: u32 = 0;
+    while n != 1 {
+        if n % 2 == 0 { n = n / 2; } else { n = 3 * n + 1; }
+        steps += 1;
+    }
+    return steps;
+}
+fn first_big(a: [u32], v: node) -> bool {
+    for e in G.edges(v) {
+        if a[G.dst(e)] > 1 { return true; }
+    }
+    return false;
+}
+kernel cf() {
+    forall v in G.nodes {
+        forall e in G.edges(v) { atomic_add(deg[v], 1u32); }
+        var acc: u64 = 0;
+        for i in 0..10 {
+            if i % 2 == 0 { continue; }
+            acc += i as u64;
+        }
+        var k: i32 = 0;
+        repeat { k += 1; } until k >= 5;
+        loop {
+            k += 10;
+            if k > 30 { break; }
+        }
+        s[v] = acc + (collatz((v as u32 as u64) + 1) as u64) * 100;
+        t[v] = k;
+    }
+}
+kernel big() -> sum u32 {
+    forall v in G.nodes { if first_big(deg, v) { reduce 1; } }
+}
+kernel guard(n: u32) -> sum u32 {
+    forall i in 0..(1u32 << 30) {
+        if i < n && x[i as node] == 7 { reduce 1; }
+    }
+}
+plan { cf(); }
+"#;
+    let out = build("control_flow", src);
+    // Device functions are inlined away.
+    assert!(!out.ptx.contains(".func"), "{}", out.ptx);
+}
+
+#[test]
+fn tiles_with_barriers_in_loops() {
+    let src = r#"
+graph G;
+array a: u32[64];
+array out: u32[4];
+kernel tsum(nb: u32) -> max u32 {
+    forall tile b in 0..nb threads t in 0..16 {
+        shared s: u32[16];
+        s[t] = a[b * 16 + t];
+        barrier;
+        var stride: u32 = 8;
+        while stride > 0 {
+            if t < stride { s[t] = s[t] + s[t + stride]; }
+            barrier;
+            stride = stride / 2;
+        }
+        if t == 0 { out[b] = s[0]; reduce s[0]; }
+    }
+}
+plan { tsum(4u32); }
+"#;
+    let out = build("tiles", src);
+    has(&out, &[".reqntid 16", "bar.sync", ".shared .align 16 .b8 tsum__s[64]", "atom.global.max.u32"]);
+}
+
+#[test]
+fn barrier_in_a_nested_forall_is_refused() {
+    let src = r#"
+graph G;
+array out: u32[16];
+kernel bad(nb: u32) {
+    forall tile b in 0..nb threads t in 0..16 {
+        shared s: u32[16];
+        forall i in 0..t {
+            s[t] = i;
+            barrier;
+        }
+        out[t] = s[t];
+    }
+}
+plan { bad(1u32); }
+"#;
+    match compile(&module(src), &options("sm_90")) {
+        Err(PtxError::Unsupported(msg)) => assert!(msg.contains("barrier"), "{msg}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn unknown_architectures_are_refused() {
+    let m = module("graph G;\nnode x: u32;\nkernel k() { forall v in G.nodes { x[v] = 1; } }\nplan { k(); }\n");
+    assert!(matches!(compile(&m, &options("sm_35")), Err(PtxError::Options(_))));
+    assert!(matches!(compile(&m, &options("compute_90")), Err(PtxError::Options(_))));
+}

@@ -1,0 +1,191 @@
+//! End to end on the CPU backend: every shipped program, run by the `irgc` binary on real and generated graphs,
+//! must pass `--verify` (an independent sequential reference), and the p2p-31 results must equal the exact
+//! reference answers shipped with the data.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn data(name: &str) -> PathBuf {
+    let dir = root().join("../shared/data");
+    assert!(dir.is_dir(), "the shared graphs are missing: expected them in {}", dir.display());
+    dir.join(name)
+}
+
+fn irgc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irgc")).current_dir(root()).args(args).output().expect("irgc runs")
+}
+
+/// Runs a program with `--verify` and fails with its output if it does not verify.
+fn run_verified(program: &str, graph: &str, extra: &[&str]) -> String {
+    let mut args = vec!["run", program, "--graph", graph, "--no-cache", "--verify"];
+    args.extend_from_slice(extra);
+    let out = irgc(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && stdout.contains("verify") && !stdout.contains("FAILED"),
+        "{program} on {graph} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+const PROGRAMS: &[&str] = &[
+    "programs/bfs/bfs_worklist.irg",
+    "programs/bfs/bfs_topology.irg",
+    "programs/cc/rem.irg",
+    "programs/cc/shiloach_vishkin.irg",
+    "programs/sssp/sssp_worklist.irg",
+    "programs/coloring/ipgc_hybrid.irg",
+    "programs/matching/suitor.irg",
+    "programs/louvain/louvain_local.irg",
+];
+
+#[test]
+fn every_program_verifies_on_small_real_graphs() {
+    for graph in ["astro-ph.graph.xz", "delaunay_n15.graph.xz", "wiki-Vote.txt.xz", "bremen_dist.gr.xz", "p2p-31.e.xz"]
+    {
+        let g = data(graph);
+        for p in PROGRAMS {
+            run_verified(p, g.to_str().unwrap(), &["--symmetrize", "--weights", "random:1:255"]);
+        }
+    }
+}
+
+#[test]
+fn every_program_verifies_on_generated_graphs() {
+    for graph in [
+        "gen:rmat:scale=12,ef=8,seed=7",
+        "gen:rmat:scale=11,ef=4,preset=rmat-g,seed=3",
+        "gen:er:scale=12,deg=8,seed=2",
+        "gen:rgg:scale=12,seed=5",
+        "gen:delaunay:scale=11,seed=4",
+        "gen:grid:w=64,h=64,seed=6",
+    ] {
+        for p in PROGRAMS {
+            run_verified(p, graph, &["--weights", "random:1:255"]);
+        }
+    }
+}
+
+#[test]
+fn bfs_and_connected_components_verify_on_every_shared_graph() {
+    let graphs = [
+        "FLA.gr.xz",
+        "NY.gr.xz",
+        "BAY.gr.xz",
+        "road-luxembourg-osm.mtx.xz",
+        "bremen_dist.gr.xz",
+        "bremen_time.gr.xz",
+        "uk-2007-05@100000.arcs.tsv.xz",
+        "wiki-Vote.txt.xz",
+        "email-Enron.txt.xz",
+        "astro-ph.graph.xz",
+        "delaunay_n15.graph.xz",
+        "rgg_n_2_15_s0.graph.xz",
+        "wing.graph.xz",
+        "copter2.graph.xz",
+        "p2p-31.e.xz",
+    ];
+    for graph in graphs {
+        let g = data(graph);
+        let g = g.to_str().unwrap();
+        // BFS from a node that exists in the file (ids are as written: 1-based formats have no node 0).
+        let first = match graph {
+            "wiki-Vote.txt.xz" => "30",
+            "email-Enron.txt.xz" | "uk-2007-05@100000.arcs.tsv.xz" | "bremen_dist.gr.xz" | "bremen_time.gr.xz" => "0",
+            _ => "1",
+        };
+        run_verified("programs/bfs/bfs_worklist.irg", g, &["--param", &format!("source={first}")]);
+        let cc = run_verified("programs/cc/rem.irg", g, &["--symmetrize"]);
+        assert!(cc.contains("components"), "{cc}");
+    }
+}
+
+#[test]
+fn blocked_floyd_warshall_matches_dijkstra_from_every_node() {
+    run_verified("programs/apsp/fw_blocked.irg", "gen:er:n=150,deg=6,seed=9", &["--weights", "random:1:255"]);
+}
+
+/// Reads a reference answer file: `vertex value` per line.
+fn reference(name: &str) -> HashMap<String, String> {
+    let mut text = String::new();
+    xz2::read::XzDecoder::new(std::fs::File::open(data(name)).unwrap()).read_to_string(&mut text).unwrap();
+    text.lines()
+        .filter_map(|l| l.split_once(char::is_whitespace))
+        .map(|(a, b)| (a.to_string(), b.trim().to_string()))
+        .collect()
+}
+
+/// Runs a program on p2p-31 from vertex 6 and returns the `--out` file as `vertex -> value`.
+fn p2p31_result(program: &str, extra: &[&str]) -> HashMap<String, String> {
+    let out = std::env::temp_dir().join(format!("irgc-p2p31-{}-{}.out", std::process::id(), extra.len()));
+    let g = data("p2p-31.e.xz");
+    let mut args = vec!["--param", "source=6", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run_verified(program, g.to_str().unwrap(), &args);
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).ok();
+    text.lines().filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+/// Compares with the reference: numbers equal, and the reference's unreached markers where irgc writes `inf`.
+fn assert_same(what: &str, got: &HashMap<String, String>, want: &HashMap<String, String>) {
+    assert_eq!(got.len(), want.len(), "{what}: node count");
+    for (v, w) in want {
+        let g = got.get(v).unwrap_or_else(|| panic!("{what}: vertex {v} missing"));
+        let unreached = matches!(w.as_str(), "9223372036854775807" | "1.797e308" | "infinity");
+        if unreached {
+            assert_eq!(g, "inf", "{what}: vertex {v} should be unreached");
+        } else {
+            assert_eq!(g.parse::<f64>().ok(), w.parse::<f64>().ok(), "{what}: vertex {v}: got {g}, want {w}");
+        }
+    }
+}
+
+#[test]
+fn p2p31_results_equal_the_exact_reference_answers() {
+    let bfs = p2p31_result("programs/bfs/bfs_worklist.irg", &["--symmetrize"]);
+    assert_same("BFS", &bfs, &reference("p2p-31-BFS.xz"));
+    let sssp = p2p31_result("programs/sssp/sssp_worklist.irg", &["--symmetrize"]);
+    assert_same("SSSP (undirected)", &sssp, &reference("p2p-31-SSSP.xz"));
+    let directed = p2p31_result("programs/sssp/sssp_worklist.irg", &[]);
+    assert_same("SSSP (directed)", &directed, &reference("p2p-31-SSSP-directed.xz"));
+    // Components: the same partition (labels are arbitrary).
+    let out = std::env::temp_dir().join(format!("irgc-p2p31-wcc-{}.out", std::process::id()));
+    let g = data("p2p-31.e.xz");
+    run_verified("programs/cc/rem.irg", g.to_str().unwrap(), &["--symmetrize", "--out", out.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).ok();
+    let got: HashMap<&str, &str> = text.lines().filter_map(|l| l.split_once(' ')).collect();
+    let want = reference("p2p-31-WCC.xz");
+    let (mut fwd, mut back) = (HashMap::new(), HashMap::new());
+    for (v, w) in &want {
+        let g = got[v.as_str()];
+        assert_eq!(*fwd.entry(w.as_str()).or_insert(g), g, "WCC: vertex {v} is in the wrong component");
+        assert_eq!(*back.entry(g).or_insert(w.as_str()), w.as_str(), "WCC: vertex {v} joins two components");
+    }
+}
+
+#[test]
+fn run_errors_are_clear() {
+    let fla = data("FLA.gr.xz");
+    let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", fla.to_str().unwrap(), "--param", "source=0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no node 0"), "{err}");
+    let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", "/nonexistent/g.mtx"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/g.mtx"));
+    let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", "gen:rmat:scale=4", "--param", "nope=1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
+    let out = irgc(&["run", "programs/sssp/sssp_worklist.irg", "--graph", "gen:grid:w=4,h=4"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("weights"), "{}", String::from_utf8_lossy(&out.stderr));
+}
