@@ -4,21 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages: a C compiler (the bundled xz library) and LLVM 19 for the PTX backend (static linking needs
-# Polly, zstd and zlib too).
-need_apt=()
-command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
-command -v make >/dev/null 2>&1 || need_apt+=(make)
-[ -x /usr/lib/llvm-19/bin/llvm-config ] || need_apt+=(llvm-19-dev)
-[ -e /usr/lib/llvm-19/lib/libPolly.a ] || need_apt+=(libpolly-19-dev)
-[ -e /usr/include/zstd.h ] || need_apt+=(libzstd-dev)
-[ -e /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
-command -v unzip >/dev/null 2>&1 || need_apt+=(unzip)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "==> installing ${need_apt[*]}"
-  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
-fi
+scripts/install-deps.sh
 
 # ptxas, to prove without a GPU that the generated PTX assembles: from NVIDIA's PyPI wheel, cached in .tools/.
 ptxas=.tools/cuda_nvcc/bin/ptxas
@@ -34,10 +20,6 @@ if [ ! -x "$ptxas" ]; then
 fi
 export IRGC_PTXAS="$PWD/$ptxas" IRGC_REQUIRE_PTXAS=1
 
-if ! command -v cargo >/dev/null 2>&1; then
-  echo "error: cargo not found; install Rust with rustup (https://rustup.rs), then run this again" >&2
-  exit 1
-fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 
 echo "==> cargo fmt --check"

@@ -1,6 +1,6 @@
-//! The two crates `irgc run` needs that are written alongside it: the artifact lowering (`irgc_front::artifact`)
-//! and the CPU backend (`irgc_backend_cpu`). Every call into them is in this file, so adapting to their final
-//! signatures touches nothing else.
+//! The crates `irgc run` needs that are written alongside it: the artifact lowering (`irgc_front::artifact`), the
+//! CPU backend (`irgc_backend_cpu`) and the PTX backend (`irgc_backend_ptx`). Every call into them is in this
+//! file, so adapting to their final signatures touches nothing else.
 
 use anyhow::{anyhow, Result};
 use irgc_artifact::Artifact;
@@ -32,4 +32,10 @@ impl irgc_runtime::CpuKernels for CpuBackend {
         // SAFETY: forwarded unchanged; see above.
         unsafe { self.0.run(k, ctx, lo, hi) }
     }
+}
+
+/// Compiles every kernel of `module` to one PTX module for `arch` (e.g. `sm_90`).
+pub fn compile_ptx(module: &Module, arch: &str) -> Result<String> {
+    let options = irgc_backend_ptx::Options { arch: arch.to_string() };
+    irgc_backend_ptx::compile(module, &options).map(|out| out.ptx).map_err(|e| anyhow!("the PTX backend failed: {e}"))
 }

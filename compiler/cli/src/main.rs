@@ -4,6 +4,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod backend;
+mod bench;
 mod check;
 mod compile;
 mod gen;
@@ -50,6 +51,12 @@ Example: irgc run programs/bfs/bfs_worklist.irg --graph road.mtx --param source=
     /// Generate a graph from a spec (rmat, kron, er, rgg, delaunay, grid) and write it in any supported format.
     #[command(after_help = "Example: irgc gen rmat:scale=16,ef=16,seed=1 -o rmat16.mtx")]
     Gen(gen::GenArgs),
+    /// Time programs on graphs (median of N runs, MTEPS, GB/s), verified, optionally beside hand-written Rust.
+    #[command(
+        after_help = "Exit status: 0 when every row verified (or has no check), 1 on a wrong answer or error.\n\
+Example: irgc bench programs/cc/rem.irg programs/cc/shiloach_vishkin.irg --graph gen:kron:scale=20 --baseline"
+    )]
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -60,6 +67,7 @@ fn main() -> ExitCode {
         Command::Compile(args) => compile::run(&args, color),
         Command::Run(args) => run::run(&args, color),
         Command::Gen(args) => gen::run(&args),
+        Command::Bench(args) => bench::run(&args, color),
     };
     match result {
         Ok(code) => code,

@@ -1,25 +1,30 @@
 //! `irgc run`: compile a program, load a graph, run the program on it, and report.
 //!
-//! The pipeline: front end (diagnostics rendered like `irgc check`) → artifact + CPU kernels (`backend.rs`) →
-//! graph (`graph_input.rs`) → params → `irgc_runtime::execute` → results (`--out`), digest, `--verify`. The summary
-//! goes to stdout, as text or as one JSON object (`--json`), so scripts can compare digests and timings without
-//! parsing prose; notes and errors go to stderr.
+//! The pipeline: front end (diagnostics rendered like `irgc check`) → artifact + kernels (`backend.rs`: Cranelift
+//! for the CPU, PTX for CUDA) → graph (`graph_input.rs`) → params → the run (`run/execute.rs`) → results (`--out`),
+//! digest, `--verify`. The summary goes to stdout, as text or as one JSON object (`--json`), so scripts can
+//! compare digests and timings without parsing prose; notes and errors go to stderr.
+//!
+//! With `--backend cuda` the GPU is opened first of all, so a machine without a CUDA driver says so at once.
+
+mod execute;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use irgc_runtime::{CheckReport, Execution, RunOptions, Stats, DEFAULT_MAX_LAUNCHES};
+use irgc_runtime::{CheckReport, RunOptions, Stats, DEFAULT_MAX_LAUNCHES};
 use serde_json::json;
 
 use crate::graph_input::{self, GraphArgs, LoadedGraph};
+use execute::{Finished, Target};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Backend {
     /// Native code through Cranelift, run on all cores.
     Cpu,
-    /// NVIDIA GPUs through PTX (not built yet).
+    /// NVIDIA GPUs through PTX (GPU 0; needs the CUDA driver).
     Cuda,
 }
 
@@ -50,9 +55,12 @@ pub struct RunArgs {
     /// Print the summary (and the statistics, with --stats) as one JSON object.
     #[arg(long)]
     json: bool,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core). CPU only.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// The PTX target for --backend cuda, e.g. sm_80 or sm_90 (default: the GPU's own, capped at sm_90).
+    #[arg(long, value_name = "sm_XX")]
+    arch: Option<String>,
     /// Stop a run after this many kernel launches (a guard against plans that never terminate).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LAUNCHES)]
     max_launches: u64,
@@ -67,13 +75,25 @@ enum Verdict {
     Failed(String),
 }
 
+/// The compiled kernels, for the backend asked for.
+enum Kernels {
+    Cpu(crate::backend::CpuBackend),
+    Cuda(execute::CudaProgram),
+}
+
 pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
-    if args.backend == Backend::Cuda {
-        bail!("the CUDA backend is not built yet; run on the CPU with --backend cpu (the default)");
-    }
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
+    match args.backend {
+        Backend::Cpu if args.arch.is_some() => bail!("--arch applies to --backend cuda only"),
+        Backend::Cuda if args.threads.is_some() => bail!("--threads applies to --backend cpu only"),
+        _ => {}
+    }
+    let gpu = match args.backend {
+        Backend::Cuda => Some(execute::open_gpu()?),
+        Backend::Cpu => None,
+    };
     let given = args.params.iter().map(|p| irgc_runtime::split_param(p)).collect::<Result<Vec<_>, _>>()?;
 
     let Some(compilation) = crate::check::front(&args.program, color) else {
@@ -83,7 +103,10 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     };
     let artifact = crate::backend::lower(module);
-    let kernels = crate::backend::compile_cpu(module)?;
+    let kernels = match gpu {
+        None => Kernels::Cpu(crate::backend::compile_cpu(module)?),
+        Some(gpu) => Kernels::Cuda(execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref())?),
+    };
 
     let graph = graph_input::load(&args.graph, &args.input)?;
     let params = irgc_runtime::resolve_params(&artifact, &graph.csr, &given)?;
@@ -93,23 +116,20 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         collect_stats: args.stats || args.json,
         memory_limit: None,
     };
-    let exec = irgc_runtime::execute(irgc_runtime::Request {
-        artifact: &artifact,
-        graph: &graph.csr,
-        graph_name: &graph.name,
-        params: &params,
-        kernels: &kernels,
-        options,
-    })?;
+    let (csr, name) = (&graph.csr, graph.name.as_str());
+    let exec = match kernels {
+        Kernels::Cpu(k) => execute::on_cpu(&k, &artifact, csr, name, &params, options)?,
+        Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options)?,
+    };
 
     if let Some(path) = &args.out {
         let mut file =
             std::fs::File::create(path).with_context(|| format!("cannot create the output file {}", path.display()))?;
-        irgc_runtime::write_outputs(&mut file, &graph.csr, exec.outputs())
+        irgc_runtime::write_outputs(&mut file, &graph.csr, &exec.outputs)
             .with_context(|| format!("cannot write the output file {}", path.display()))?;
     }
     let verdict = if args.verify {
-        match irgc_runtime::verify(&artifact, &graph.csr, &params, exec.outputs()) {
+        match irgc_runtime::verify(&artifact, &graph.csr, &params, &exec.outputs) {
             Ok(reports) => Verdict::Passed(reports),
             Err(e @ irgc_runtime::RunError::Verification { .. }) => Verdict::Failed(e.to_string()),
             Err(e) => return Err(e.into()),
@@ -138,7 +158,7 @@ struct Summary<'a> {
     args: &'a RunArgs,
     program: &'a str,
     graph: &'a LoadedGraph,
-    exec: &'a Execution,
+    exec: &'a Finished,
     verdict: &'a Verdict,
 }
 
@@ -165,14 +185,25 @@ impl Summary<'_> {
             g.load_time.as_secs_f64(),
             cache_word(g)
         );
-        s += &format!(
-            "compute   {:.3} ms on {} thread(s) (setup {:.3} ms)\n",
-            e.compute_time.as_secs_f64() * 1e3,
-            e.threads,
-            e.setup_time.as_secs_f64() * 1e3
-        );
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        s += &match &e.target {
+            Target::Cpu { threads } => format!(
+                "compute   {:.3} ms on {threads} thread(s) (setup {:.3} ms)\n",
+                ms(e.compute_time),
+                ms(e.setup_time)
+            ),
+            Target::Cuda { device, arch, upload, upload_bytes, readback } => format!(
+                "compute   {:.3} ms on {device} ({arch}) (setup {:.3} ms, of which graph upload {:.3} ms for {:.1} \
+                 MiB; readback {:.3} ms)\n",
+                ms(e.compute_time),
+                ms(e.setup_time),
+                ms(*upload),
+                *upload_bytes as f64 / (1u64 << 20) as f64,
+                ms(*readback)
+            ),
+        };
         s += &format!("launches  {}\n", e.launches);
-        s += &format!("digest    {:016x}\n", irgc_runtime::digest(e.outputs()));
+        s += &format!("digest    {:016x}\n", irgc_runtime::digest(&e.outputs));
         if let Some(path) = &self.args.out {
             s += &format!("output    {}\n", path.display());
         }
@@ -196,7 +227,11 @@ impl Summary<'_> {
             Verdict::Failed(msg) => json!({ "ok": false, "error": msg }),
         };
         let outputs: Vec<_> =
-            e.outputs().iter().map(|o| json!({ "name": o.name, "type": o.elem.name(), "shape": o.shape })).collect();
+            e.outputs.iter().map(|o| json!({ "name": o.name, "type": o.elem.name(), "shape": o.shape })).collect();
+        let threads = match &e.target {
+            Target::Cpu { threads } => Some(*threads),
+            Target::Cuda { .. } => None,
+        };
         let mut v = json!({
             "program": self.program,
             "source": self.args.program.display().to_string(),
@@ -207,15 +242,23 @@ impl Summary<'_> {
                 "load_seconds": g.load_time.as_secs_f64(),
                 "cache": cache_word(g),
             },
-            "threads": e.threads,
+            "backend": match e.target { Target::Cpu { .. } => "cpu", Target::Cuda { .. } => "cuda" },
+            "threads": threads,
             "setup_seconds": e.setup_time.as_secs_f64(),
             "compute_seconds": e.compute_time.as_secs_f64(),
             "launches": e.launches,
-            "digest": format!("{:016x}", irgc_runtime::digest(e.outputs())),
+            "digest": format!("{:016x}", irgc_runtime::digest(&e.outputs)),
             "outputs": outputs,
             "out_file": self.args.out.as_ref().map(|p| p.display().to_string()),
             "verification": verification,
         });
+        if let Target::Cuda { device, arch, upload, upload_bytes, readback } = &e.target {
+            v["device"] = json!(device);
+            v["arch"] = json!(arch);
+            v["upload_seconds"] = json!(upload.as_secs_f64());
+            v["upload_bytes"] = json!(upload_bytes);
+            v["readback_seconds"] = json!(readback.as_secs_f64());
+        }
         if self.args.stats {
             v["stats"] = serde_json::to_value(&e.stats).unwrap_or(serde_json::Value::Null);
         }

@@ -1,25 +1,27 @@
 //! The kernel context: the table of `u64` slots every kernel is entered with ([`Layout`] gives the indices).
 //!
 //! The runtime owns the context and rewrites the slots that change between launches (kernel arguments, worklist
-//! buffer pointers and counts); kernels only read it. The pointers point into [`Memory`]'s buffers, which never
-//! move after allocation, so the context stays valid for as long as the memory lives.
+//! buffer pointers and counts); kernels only read it. The pointers are the [addresses](DeviceBuffer::address) of
+//! [`Memory`]'s buffers, which never move after allocation, so the context stays valid for as long as the memory
+//! lives. This is the host copy: a device whose kernels cannot read host memory copies it over before each launch.
 
 use irgc_artifact::{Layout, WorklistSlot};
 
+use crate::device::DeviceBuffer;
 use crate::memory::Memory;
 
 /// Builds the full context for `mem` with the given param values; argument and reduction slots start at 0.
-pub fn build(layout: &Layout, mem: &Memory, params: &[u64]) -> Vec<u64> {
+pub fn build<B: DeviceBuffer>(layout: &Layout, mem: &Memory<B>, params: &[u64]) -> Vec<u64> {
     let mut ctx = vec![0u64; layout.len()];
-    ctx[Layout::ROW_START] = mem.row_start.addr();
-    ctx[Layout::COL] = mem.col.addr();
-    ctx[Layout::WEIGHTS] = mem.weights.as_ref().map_or(0, |b| b.addr());
-    ctx[Layout::SRC] = mem.sources.as_ref().map_or(0, |b| b.addr());
+    ctx[Layout::ROW_START] = mem.row_start.address();
+    ctx[Layout::COL] = mem.col.address();
+    ctx[Layout::WEIGHTS] = mem.weights.as_ref().map_or(0, |b| b.address());
+    ctx[Layout::SRC] = mem.sources.as_ref().map_or(0, |b| b.address());
     ctx[Layout::NUM_NODES] = mem.num_nodes;
     ctx[Layout::NUM_EDGES] = mem.num_edges;
     for (g, global) in mem.globals.iter().enumerate() {
         let at = layout.global(g);
-        ctx[at] = global.buf.addr();
+        ctx[at] = global.buf.address();
         ctx[at + 1] = global.dims[0];
         ctx[at + 2] = global.dims[1];
     }
@@ -33,15 +35,17 @@ pub fn build(layout: &Layout, mem: &Memory, params: &[u64]) -> Vec<u64> {
 }
 
 /// Rewrites worklist `w`'s 8 slots from its current state (after a swap, a host push, a retry round).
-pub fn sync_worklist(ctx: &mut [u64], layout: &Layout, mem: &Memory, w: usize) {
+pub fn sync_worklist<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memory<B>, w: usize) {
+    use crate::memory::Worklist;
     let wl = &mem.worklists[w];
     let slot = |s: WorklistSlot| layout.worklist(w, s);
-    ctx[slot(WorklistSlot::InItems)] = wl.in_buf().addr();
+    let counters = wl.counters.address();
+    ctx[slot(WorklistSlot::InItems)] = wl.in_buf().address();
     ctx[slot(WorklistSlot::InCount)] = wl.count;
-    ctx[slot(WorklistSlot::OutItems)] = wl.out_buf().addr();
-    ctx[slot(WorklistSlot::OutCount)] = wl.counters.addr();
+    ctx[slot(WorklistSlot::OutItems)] = wl.out_buf().address();
+    ctx[slot(WorklistSlot::OutCount)] = counters + 8 * Worklist::<B>::OUT_COUNT as u64;
     ctx[slot(WorklistSlot::Capacity)] = wl.capacity;
-    ctx[slot(WorklistSlot::RetryItems)] = wl.retry.as_ref().map_or(0, |r| r[wl.retry_cur].addr());
-    ctx[slot(WorklistSlot::RetryCount)] = wl.counters.addr() + 8 * crate::memory::Worklist::RETRY_COUNT as u64;
-    ctx[slot(WorklistSlot::Overflow)] = wl.counters.addr() + 8 * crate::memory::Worklist::OVERFLOW as u64;
+    ctx[slot(WorklistSlot::RetryItems)] = wl.retry.as_ref().map_or(0, |r| r[wl.retry_cur].address());
+    ctx[slot(WorklistSlot::RetryCount)] = counters + 8 * Worklist::<B>::RETRY_COUNT as u64;
+    ctx[slot(WorklistSlot::Overflow)] = counters + 8 * Worklist::<B>::OVERFLOW as u64;
 }

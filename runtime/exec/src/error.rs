@@ -36,6 +36,9 @@ pub enum RunError {
     /// A result disagrees with the reference. (Boxed: a `Mismatch` is large, and every `Result` here carries this.)
     #[error("verification of output `{output}` against the reference {reference} failed: {mismatch}")]
     Verification { output: String, reference: String, mismatch: Box<Mismatch> },
+    /// The device failed: a driver call, a kernel fault, a module that does not load.
+    #[error("{0}")]
+    Device(String),
     /// The thread pool could not be built.
     #[error("cannot start {threads} worker threads: {msg}")]
     Threads { threads: usize, msg: String },

@@ -1,52 +1,62 @@
-//! Kernel launches: arguments into the context, the space split into chunks run in parallel, partial reductions
-//! combined, then the worklist protocol (overflow check, retry relaunches, the swap rule).
+//! Kernel launches: arguments into the context, the space size, the launch itself on the [`Device`], then the
+//! worklist protocol (overflow check, retry relaunches, the swap rule), written once for every device.
 //!
-//! This is the one module of the crate allowed `unsafe`: it calls [`CpuKernels::run`], whose contract is that the
-//! context was built by this runtime for this program. It is: the [`Machine`] builds the context from its own
-//! [`Memory`](crate::memory::Memory), whose buffers outlive every launch and never move, keeps every pointer slot
-//! in step with the buffers (`context::sync_worklist` after every swap), and passes iteration ranges within the
-//! space size it computed for that very context.
+//! The protocol (see `irgc-artifact`): before a launch the push and retry counters of every worklist the kernel
+//! pushes or retries into are zeroed; after it, the counters are read back once and a set overflow flag fails the
+//! run; retried items are relaunched over until none are retried; finally each pushed worklist's current items
+//! become what was pushed (the two buffers swap roles).
 
-use irgc_artifact::{reduce_combine, reduce_identity, KernelDesc, ReduceOp, ScalarType, Space, WorklistSlot};
-use rayon::prelude::*;
+use irgc_artifact::{reduce_combine, KernelDesc, ScalarType, Space, WorklistSlot};
 
+use crate::bounds;
 use crate::context;
+use crate::device::Device;
 use crate::error::RunError;
-use crate::eval;
+use crate::eval::{self, Env};
 use crate::memory::Worklist;
-use crate::plan::{timed, Machine};
+use crate::plan::Machine;
 use crate::stats::{LaunchRecord, Pushed, Stats};
-use crate::CpuKernels;
 
-/// The smallest chunk of iterations handed to one task: below it, scheduling costs more than the work.
-pub const MIN_CHUNK: u64 = 256;
-
-/// Runs iterations `0..size` of kernel `k` in parallel chunks on `pool`, combining partial reductions.
-fn run_space(
-    kernels: &dyn CpuKernels,
-    pool: &rayon::ThreadPool,
-    k: usize,
-    ctx: &[u64],
-    size: u64,
-    reduction: Option<(ReduceOp, ScalarType)>,
-) -> u64 {
-    let (op, ty) = reduction.unwrap_or((ReduceOp::Any, ScalarType::Bool));
-    let identity = reduce_identity(op, ty);
-    if size == 0 {
-        return identity;
-    }
-    let threads = pool.current_num_threads() as u64;
-    let chunk = (size / (threads * 8)).max(MIN_CHUNK);
-    let chunks = size.div_ceil(chunk);
-    // SAFETY: see the module documentation; `lo..hi` lies within the space size computed for `ctx`.
-    let run = |c: u64| unsafe { kernels.run(k, ctx, c * chunk, ((c + 1) * chunk).min(size)) };
-    if chunks == 1 {
-        return reduce_combine(op, ty, identity, run(0));
-    }
-    pool.install(|| (0..chunks).into_par_iter().map(run).reduce(|| identity, |a, b| reduce_combine(op, ty, a, b)))
+/// The environment a kernel's bounds are evaluated in: its arguments are the locals, the rest is the plan's.
+struct BoundsEnv<'m, 'a, D: Device> {
+    machine: &'m Machine<'a, D>,
+    kernel: &'m str,
+    args: &'m [u64],
 }
 
-impl Machine<'_> {
+impl<D: Device> Env for BoundsEnv<'_, '_, D> {
+    fn local(&self, i: usize) -> Result<u64, RunError> {
+        self.args.get(i).copied().ok_or_else(|| {
+            RunError::plan(format!(
+                "the bounds of kernel `{}` read local #{i}, but it takes {} argument(s)",
+                self.kernel,
+                self.args.len()
+            ))
+        })
+    }
+
+    fn param(&self, p: usize) -> Result<u64, RunError> {
+        self.machine.param(p)
+    }
+
+    fn num_nodes(&self) -> u64 {
+        self.machine.num_nodes()
+    }
+
+    fn num_edges(&self) -> u64 {
+        self.machine.num_edges()
+    }
+
+    fn worklist_size(&self, w: usize) -> Result<u64, RunError> {
+        self.machine.worklist_size(w)
+    }
+
+    fn load(&self, global: usize, index: &[u64]) -> Result<u64, RunError> {
+        self.machine.load(global, index)
+    }
+}
+
+impl<D: Device> Machine<'_, D> {
     /// Launches kernel `k` with `args` (typed bits) and returns its reduction result (the identity's bits, or 0,
     /// when it has none).
     pub(crate) fn launch(&mut self, k: usize, args: &[(ScalarType, u64)]) -> Result<u64, RunError> {
@@ -63,56 +73,80 @@ impl Machine<'_> {
                 args.len()
             )));
         }
+        let mut values = Vec::with_capacity(args.len());
         for (i, (&(from, bits), &to)) in args.iter().zip(&desc.params).enumerate() {
             // The front end types arguments exactly; a cast here only guards against an artifact that does not.
             let v = if from == to { bits } else { eval::cast(from, to, bits) };
-            self.ctx[self.layout.arg(i)] = eval::normalize(to, v);
+            let v = eval::normalize(to, v);
+            self.ctx[self.layout.arg(i)] = v;
+            values.push(v);
         }
-        for &w in desc.pushes.iter().chain(&desc.retries) {
+        let watched: Vec<usize> = desc.pushes.iter().chain(&desc.retries).copied().collect();
+        for &w in &watched {
             self.worklist(w)?;
-            let wl = &self.mem.worklists[w];
-            wl.counters.set_word(Worklist::OUT_COUNT, 0);
-            wl.counters.set_word(Worklist::RETRY_COUNT, 0);
+            self.write_counters(w, Worklist::<D::Buffer>::OUT_COUNT, &[0, 0])?;
         }
 
-        let size = self.space_size(k, desc)?;
-        let (mut result, seconds) = self.launch_once(k, desc, size)?;
+        let size = self.space_size(k, desc, &values)?;
+        let (mut result, seconds) = self.launch_once(k, desc, size, &watched)?;
         self.record(desc, size, 0, seconds);
 
         if let Some(w) = desc.retries {
-            result = self.retry_rounds(k, desc, w, result)?;
+            result = self.retry_rounds(k, desc, w, result, &watched)?;
         }
         for &w in &desc.pushes {
+            let pushed = self.mem.worklists[w].seen[Worklist::<D::Buffer>::OUT_COUNT];
+            self.write_counters(w, Worklist::<D::Buffer>::OUT_COUNT, &[0])?;
             let wl = &mut self.mem.worklists[w];
-            wl.count = wl.counters.word(Worklist::OUT_COUNT);
-            wl.counters.set_word(Worklist::OUT_COUNT, 0);
+            wl.count = pushed;
             wl.cur = 1 - wl.cur;
             context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
         }
         Ok(result)
     }
 
-    fn space_size(&self, k: usize, desc: &KernelDesc) -> Result<u64, RunError> {
+    /// Writes counters `first..` of worklist `w`.
+    fn write_counters(&mut self, w: usize, first: usize, values: &[u64]) -> Result<(), RunError> {
+        let wl = &mut self.mem.worklists[w];
+        self.dev.write(&mut wl.counters, 8, first as u64, values)?;
+        wl.seen[first..first + values.len()].copy_from_slice(values);
+        Ok(())
+    }
+
+    fn space_size(&self, k: usize, desc: &KernelDesc, args: &[u64]) -> Result<u64, RunError> {
         Ok(match &desc.space {
             Space::Nodes => self.mem.num_nodes,
             Space::Edges => self.mem.num_edges,
             Space::Worklist(w) => self.worklist(*w)?.count,
-            // SAFETY: `self.ctx` was built by `context::build` for this program's layout and memory.
-            Space::Range { .. } | Space::Tiles { .. } => unsafe { self.kernels.space_size(k, &self.ctx) },
+            Space::Range { .. } | Space::Tiles { .. } => match self.dev.space_size(k, &self.ctx) {
+                Some(size) => size,
+                None => {
+                    let env = BoundsEnv { machine: self, kernel: &desc.name, args };
+                    bounds::space_size(&desc.name, &desc.bounds, &env)?
+                }
+            },
         })
     }
 
-    /// One launch over `0..size`, counted against the launch limit, followed by the overflow check.
-    fn launch_once(&mut self, k: usize, desc: &KernelDesc, size: u64) -> Result<(u64, f64), RunError> {
+    /// One launch over `0..size`, counted against the launch limit, followed by reading back the counters of the
+    /// `watched` worklists and the overflow check.
+    fn launch_once(
+        &mut self,
+        k: usize,
+        desc: &KernelDesc,
+        size: u64,
+        watched: &[usize],
+    ) -> Result<(u64, f64), RunError> {
         if self.launches >= self.options.max_launches {
             return Err(RunError::LaunchLimit { limit: self.options.max_launches, kernel: desc.name.clone() });
         }
         self.launches += 1;
-        let (kernels, pool, ctx) = (self.kernels, &self.pool, &self.ctx);
-        let (result, seconds) = timed(|| run_space(kernels, pool, k, ctx, size, desc.reduction));
-        for &w in desc.pushes.iter().chain(&desc.retries) {
-            let wl = &self.mem.worklists[w];
-            if wl.counters.word(Worklist::OVERFLOW) != 0 {
+        let launched = self.dev.launch(k, desc, &self.ctx, size)?;
+        for &w in watched {
+            let wl = &mut self.mem.worklists[w];
+            let counters = self.dev.read(&wl.counters, 8, 0, 3)?;
+            wl.seen.copy_from_slice(&counters);
+            if counters[Worklist::<D::Buffer>::OVERFLOW] != 0 {
                 return Err(RunError::Overflow(format!(
                     "worklist `{}` overflowed: kernel `{}` pushed more than its capacity of {} items \
                      (max(nodes, edges) + 1); a node is probably pushed more than once per round",
@@ -120,12 +154,19 @@ impl Machine<'_> {
                 )));
             }
         }
-        Ok((if desc.reduction.is_some() { result } else { 0 }, seconds))
+        Ok((if desc.reduction.is_some() { launched.bits } else { 0 }, launched.seconds))
     }
 
     /// Relaunches `desc` over the items it retried into worklist `w` until it retries none, then restores the
     /// worklist's current items (retries do not change a worklist's contents; only the swap rule does).
-    fn retry_rounds(&mut self, k: usize, desc: &KernelDesc, w: usize, mut result: u64) -> Result<u64, RunError> {
+    fn retry_rounds(
+        &mut self,
+        k: usize,
+        desc: &KernelDesc,
+        w: usize,
+        mut result: u64,
+        watched: &[usize],
+    ) -> Result<u64, RunError> {
         if desc.space != Space::Worklist(w) {
             return Err(RunError::plan(format!(
                 "kernel `{}` retries into worklist `{}` but does not sweep it; retry needs `forall x in {}`",
@@ -137,23 +178,23 @@ impl Machine<'_> {
         let saved = (self.ctx[in_slot], self.ctx[count_slot]);
         let mut round = 0u32;
         loop {
-            let wl = &mut self.mem.worklists[w];
-            let retried = wl.counters.word(Worklist::RETRY_COUNT);
+            let retried = self.mem.worklists[w].seen[Worklist::<D::Buffer>::RETRY_COUNT];
             if retried == 0 {
                 break;
             }
             round += 1;
             // The retried items become the kernel's input; retries of this round go to the other buffer.
+            let wl = &mut self.mem.worklists[w];
             let Some(bufs) = &wl.retry else {
                 return Err(RunError::plan(format!("worklist `{}` has no retry buffer", wl.name)));
             };
-            let input = bufs[wl.retry_cur].addr();
+            let input = crate::device::DeviceBuffer::address(&bufs[wl.retry_cur]);
             wl.retry_cur = 1 - wl.retry_cur;
-            wl.counters.set_word(Worklist::RETRY_COUNT, 0);
+            self.write_counters(w, Worklist::<D::Buffer>::RETRY_COUNT, &[0])?;
             context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
             self.ctx[in_slot] = input;
             self.ctx[count_slot] = retried;
-            let (r, seconds) = self.launch_once(k, desc, retried)?;
+            let (r, seconds) = self.launch_once(k, desc, retried, watched)?;
             if let Some((op, ty)) = desc.reduction {
                 result = reduce_combine(op, ty, result, r);
             }
@@ -173,7 +214,7 @@ impl Machine<'_> {
             .iter()
             .map(|&w| {
                 let wl = &self.mem.worklists[w];
-                Pushed { worklist: wl.name.clone(), items: wl.counters.word(Worklist::OUT_COUNT) }
+                Pushed { worklist: wl.name.clone(), items: wl.seen[Worklist::<D::Buffer>::OUT_COUNT] }
             })
             .collect();
         let rec = LaunchRecord {

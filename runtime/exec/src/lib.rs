@@ -1,19 +1,23 @@
-//! The irgc runtime executor: runs a compiled program's host plan on a graph, on the CPU.
+//! The irgc runtime executor: runs a compiled program's host plan on a graph, on the CPU or any other [`Device`].
 //!
 //! A run is: [`Memory::allocate`](memory::Memory::allocate) the graph, every global and every worklist the
 //! [`Artifact`] describes; build the kernel context ([`context`]); interpret the plan (`plan.rs`), launching kernels
-//! through a [`CpuKernels`] implementation in parallel chunks (`launch.rs`); then read the outputs back
-//! ([`Execution::outputs`]), write them ([`output::write_outputs`]), digest them ([`output::digest`]) and check
-//! them against the references ([`verify::verify`]).
+//! on the device (`launch.rs`); then read the outputs back ([`Execution::outputs`]), write them
+//! ([`output::write_outputs`]), digest them ([`output::digest`]) and check them against the references
+//! ([`verify::verify`]).
 //!
-//! The runtime knows nothing of how kernels were compiled: anything that implements [`CpuKernels`] by the kernel
-//! ABI documented in `irgc-artifact` can run (the Cranelift backend in `irgc`, hand-written fakes in this crate's
-//! tests). It never prints; the CLI does.
+//! [`execute`] runs on the CPU ([`CpuDevice`]): anything that implements [`CpuKernels`] by the kernel ABI
+//! documented in `irgc-artifact` can run (the Cranelift backend in `irgc`, hand-written fakes in this crate's
+//! tests). [`run_on`] runs on any [`Device`] (the GPU of `irgc-cuda`): the interpreter and the worklist protocol
+//! are the same code for both, only memory and kernels differ. The runtime never prints; the CLI does.
 
+mod bounds;
 pub mod context;
+#[allow(unsafe_code)] // The one place that calls `CpuKernels`; its docs give the safety argument.
+pub mod cpu;
+pub mod device;
 mod error;
 pub mod eval;
-#[allow(unsafe_code)] // The one place that calls `CpuKernels::run`; its docs give the safety argument.
 mod launch;
 pub mod memory;
 pub mod output;
@@ -27,8 +31,10 @@ use std::time::{Duration, Instant};
 use irgc_artifact::{Artifact, Layout};
 use irgc_graph::Csr;
 
+pub use bounds::{range_len, space_size};
+pub use cpu::{CpuDevice, MIN_CHUNK};
+pub use device::{Device, DeviceBuffer, Launched};
 pub use error::RunError;
-pub use launch::MIN_CHUNK;
 pub use output::{digest, format_value, write_outputs, OutputData, OutputShape};
 pub use params::{parse_param, resolve_params, split_param};
 pub use stats::{LaunchRecord, Mode, PipeRound, Stats};
@@ -127,9 +133,63 @@ impl Execution {
     }
 }
 
-/// Runs `req.artifact`'s plan on `req.graph`.
+/// Runs `req.artifact`'s plan on `req.graph`, on the CPU.
 pub fn execute(req: Request<'_>) -> Result<Execution, RunError> {
     let Request { artifact, graph, graph_name, params, kernels, options } = req;
+    let setup_start = Instant::now();
+    check_params(artifact, params)?;
+    let mut cpu = CpuDevice::new(kernels, &options)?;
+    let threads = cpu.threads();
+    let run = execute_on(&mut cpu, DeviceRequest { artifact, graph, graph_name, params, options }, setup_start)?;
+    Ok(Execution {
+        memory: run.memory,
+        outputs: run.outputs,
+        stats: run.stats,
+        launches: run.launches,
+        setup_time: run.setup_time,
+        compute_time: run.compute_time,
+        threads,
+    })
+}
+
+/// Everything one run on some [`Device`] needs besides the device.
+pub struct DeviceRequest<'a> {
+    pub artifact: &'a Artifact,
+    pub graph: &'a Csr,
+    /// How the graph is named in messages (its file name, or `gen:...`).
+    pub graph_name: &'a str,
+    /// The bits of every param, in order (see [`resolve_params`]).
+    pub params: &'a [u64],
+    /// `threads` and `memory_limit` are the device's business (see its constructor); the rest applies as on the
+    /// CPU.
+    pub options: RunOptions,
+}
+
+/// A finished run on some [`Device`]: its memory (buffers of that device) and what it did.
+pub struct DeviceExecution<B> {
+    pub memory: memory::Memory<B>,
+    /// The output arrays, read back, in declaration order.
+    pub outputs: Vec<OutputData>,
+    pub stats: Stats,
+    /// Kernel launches, retry relaunches included.
+    pub launches: u64,
+    /// Allocating and initialising memory (on a GPU: with the graph's upload).
+    pub setup_time: Duration,
+    /// Running the plan, as the device measured it (or the host's wall clock).
+    pub compute_time: Duration,
+    /// Reading the outputs back.
+    pub readback_time: Duration,
+}
+
+/// Runs `req.artifact`'s plan on `req.graph` on `device`: allocates the memory there, interprets the plan
+/// launching the device's kernels, and reads the outputs back.
+pub fn run_on<D: Device>(device: &mut D, req: DeviceRequest<'_>) -> Result<DeviceExecution<D::Buffer>, RunError> {
+    let setup_start = Instant::now();
+    check_params(req.artifact, req.params)?;
+    execute_on(device, req, setup_start)
+}
+
+fn check_params(artifact: &Artifact, params: &[u64]) -> Result<(), RunError> {
     if params.len() != artifact.params.len() {
         return Err(RunError::Param(format!(
             "program `{}` has {} param(s) but {} value(s) were given",
@@ -138,46 +198,49 @@ pub fn execute(req: Request<'_>) -> Result<Execution, RunError> {
             params.len()
         )));
     }
-    let setup_start = Instant::now();
-    let limit = options.memory_limit.or_else(memory::available_memory);
-    let mem = memory::Memory::allocate(artifact, graph, graph_name, params, limit)?;
+    Ok(())
+}
+
+/// [`run_on`] with setup timed from `setup_start`.
+fn execute_on<D: Device>(
+    device: &mut D,
+    req: DeviceRequest<'_>,
+    setup_start: Instant,
+) -> Result<DeviceExecution<D::Buffer>, RunError> {
+    let DeviceRequest { artifact, graph, graph_name, params, options } = req;
+    let mem = memory::Memory::allocate(device, artifact, graph, graph_name, params)?;
     let layout = Layout::of(artifact);
     let ctx = context::build(&layout, &mem, params);
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = options.threads {
-        builder = builder.num_threads(t);
-    }
-    let pool =
-        builder.build().map_err(|e| RunError::Threads { threads: options.threads.unwrap_or(0), msg: e.to_string() })?;
-    let threads = pool.current_num_threads();
     let setup_time = setup_start.elapsed();
 
     let mut machine = plan::Machine {
         artifact,
         layout,
+        dev: device,
         mem,
         ctx,
         params: params.to_vec(),
         locals: Vec::new(),
-        kernels,
         options: &options,
-        pool,
         stats: Stats::default(),
         launches: 0,
         round: 0,
         mode: None,
     };
     let start = Instant::now();
+    machine.dev.begin_compute()?;
     machine.run_plan()?;
-    let compute_time = start.elapsed();
-    let outputs = output::read_outputs(artifact, &machine.mem);
-    Ok(Execution {
+    let measured = machine.dev.end_compute()?;
+    let compute_time = measured.unwrap_or_else(|| start.elapsed());
+    let readback_start = Instant::now();
+    let outputs = output::read_outputs(artifact, &*machine.dev, &machine.mem)?;
+    Ok(DeviceExecution {
         memory: machine.mem,
         outputs,
         stats: machine.stats,
         launches: machine.launches,
         setup_time,
         compute_time,
-        threads,
+        readback_time: readback_start.elapsed(),
     })
 }

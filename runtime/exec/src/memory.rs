@@ -1,6 +1,10 @@
-//! Device memory on the CPU: the graph, every global array and every worklist of a program, as word buffers.
+//! A program's memory: the graph, every global array and every worklist, as buffers of some [`Device`], plus the
+//! host-side bookkeeping that goes with them (shapes, counts, which buffer of a pair is current).
 //!
-//! Every buffer is a `Vec<AtomicU64>`: 8-byte words, so every element of every type is naturally aligned (the
+//! [`Memory::allocate`] checks every array against the device's memory before asking for it, so a program too big
+//! for the machine fails naming the array rather than with an allocator's message.
+//!
+//! On the CPU ([`Buffer`]) every buffer is a `Vec<AtomicU64>`: 8-byte words, so every element of every type is naturally aligned (the
 //! kernel ABI's promise), and kernels may write through the raw pointers the context hands them while the host
 //! holds only shared references (`AtomicU64` is an `UnsafeCell`, so that is sound). The host reads and writes
 //! elements with relaxed atomics, always between launches, so no ordering is needed beyond the thread pool's
@@ -13,6 +17,7 @@ use irgc_artifact::{Artifact, ScalarType, Shape};
 use irgc_graph::{Csr, Weights};
 use rayon::prelude::*;
 
+use crate::device::{Device, DeviceBuffer};
 use crate::error::RunError;
 use crate::eval::{eval, from_f64, StaticEnv};
 
@@ -97,6 +102,12 @@ impl Buffer {
     }
 }
 
+impl DeviceBuffer for Buffer {
+    fn address(&self) -> u64 {
+        self.addr()
+    }
+}
+
 fn mask(elem_size: usize) -> u64 {
     if elem_size == 8 {
         u64::MAX
@@ -111,7 +122,7 @@ fn locate(elem_size: usize, i: u64) -> (usize, u32) {
 }
 
 /// One global array.
-pub struct Global {
+pub struct Global<B = Buffer> {
     pub name: String,
     pub elem: ScalarType,
     /// Elements per dimension: `[len, 1]` for node and edge arrays and 1-D dense arrays.
@@ -119,7 +130,7 @@ pub struct Global {
     /// Number of dimensions as declared (1 or 2; node and edge arrays have 1).
     pub rank: usize,
     pub shape: GlobalShape,
-    pub buf: Buffer,
+    pub buf: B,
 }
 
 /// What a global's elements are indexed by.
@@ -130,7 +141,7 @@ pub enum GlobalShape {
     Dense,
 }
 
-impl Global {
+impl<B> Global<B> {
     pub fn len(&self) -> u64 {
         self.dims[0] * self.dims[1]
     }
@@ -164,37 +175,46 @@ impl Global {
 
 /// One worklist: two item buffers that swap roles after a pushing launch, an optional retry pair, and three
 /// counters (`out_count`, `retry_count`, `overflow`) kernels update atomically.
-pub struct Worklist {
+pub struct Worklist<B = Buffer> {
     pub name: String,
     pub elem: ScalarType,
     pub capacity: u64,
     /// `bufs[cur]` holds the current items, `bufs[1 - cur]` receives pushes.
-    pub bufs: [Buffer; 2],
+    pub bufs: [B; 2],
     pub cur: usize,
     /// Number of current items (the `InCount` slot mirrors it).
     pub count: u64,
     /// The retry buffer and a spare that the retried items move to while the kernel is relaunched over them;
     /// allocated only when some kernel retries into this worklist.
-    pub retry: Option<[Buffer; 2]>,
+    pub retry: Option<[B; 2]>,
     /// Which of `retry` currently receives retries.
     pub retry_cur: usize,
     /// Word 0: push counter; word 1: retry counter; word 2: overflow flag.
-    pub counters: Buffer,
+    pub counters: B,
+    /// The three counters as last read back, after the last launch that pushed or retried into this worklist (the
+    /// interpreter reads them once per launch: on a GPU every read is a round trip).
+    pub seen: [u64; 3],
 }
 
-impl Worklist {
+impl<B> Worklist<B> {
     pub const OUT_COUNT: usize = 0;
     pub const RETRY_COUNT: usize = 1;
     pub const OVERFLOW: usize = 2;
 
-    pub fn in_buf(&self) -> &Buffer {
+    pub fn in_buf(&self) -> &B {
         &self.bufs[self.cur]
     }
 
-    pub fn out_buf(&self) -> &Buffer {
-        &self.bufs[1 - self.cur]
+    pub fn in_buf_mut(&mut self) -> &mut B {
+        &mut self.bufs[self.cur]
     }
 
+    pub fn out_buf(&self) -> &B {
+        &self.bufs[1 - self.cur]
+    }
+}
+
+impl Worklist<Buffer> {
     /// The current items.
     pub fn items(&self) -> Vec<u64> {
         self.in_buf().to_elems(self.elem.size(), self.count)
@@ -202,15 +222,15 @@ impl Worklist {
 }
 
 /// All device memory of one run.
-pub struct Memory {
+pub struct Memory<B = Buffer> {
     pub num_nodes: u64,
     pub num_edges: u64,
-    pub row_start: Buffer,
-    pub col: Buffer,
-    pub weights: Option<Buffer>,
-    pub sources: Option<Buffer>,
-    pub globals: Vec<Global>,
-    pub worklists: Vec<Worklist>,
+    pub row_start: B,
+    pub col: B,
+    pub weights: Option<B>,
+    pub sources: Option<B>,
+    pub globals: Vec<Global<B>>,
+    pub worklists: Vec<Worklist<B>>,
 }
 
 /// Bytes of memory the machine can give: `MemAvailable` from `/proc/meminfo`, or `None` where that is unknown.
@@ -235,6 +255,8 @@ pub fn show_bytes(b: u64) -> String {
 struct Budget {
     limit: Option<u64>,
     used: u64,
+    /// The memory's name in messages ("memory", "GPU memory").
+    kind: &'static str,
 }
 
 impl Budget {
@@ -248,9 +270,10 @@ impl Budget {
         if let Some(limit) = self.limit {
             if self.used.saturating_add(bytes) > limit {
                 return Err(RunError::Memory(format!(
-                    "{what} needs {}, but only {} of memory is available ({} already allocated)",
+                    "{what} needs {}, but only {} of {} is available ({} already allocated)",
                     show_bytes(bytes),
                     show_bytes(limit.saturating_sub(self.used)),
+                    self.kind,
                     show_bytes(self.used)
                 )));
             }
@@ -265,36 +288,37 @@ fn word_bytes(len: u64, elem: usize) -> Option<u64> {
     len.checked_mul(elem as u64).map(|b| b.div_ceil(8) * 8)
 }
 
-impl Memory {
-    /// Allocates everything `artifact` needs for `graph` (named `graph_name` in messages), with `params` for the
-    /// dense array sizes, within `limit` bytes (or unchecked if `None`, apart from the per-array cap).
-    pub fn allocate(
+impl<B: DeviceBuffer> Memory<B> {
+    /// Allocates on `dev` everything `artifact` needs for `graph` (named `graph_name` in messages), with `params`
+    /// for the dense array sizes, within the device's [`memory_limit`](Device::memory_limit) (apart from the
+    /// per-array cap, which always holds).
+    pub fn allocate<D: Device<Buffer = B>>(
+        dev: &mut D,
         artifact: &Artifact,
         graph: &Csr,
         graph_name: &str,
         params: &[u64],
-        limit: Option<u64>,
-    ) -> Result<Memory, RunError> {
+    ) -> Result<Memory<B>, RunError> {
         let n = graph.num_nodes() as u64;
         let m = graph.num_edges();
-        let mut budget = Budget { limit, used: 0 };
+        let mut budget = Budget { limit: dev.memory_limit(), used: 0, kind: dev.memory_name() };
         budget.take("the graph's row offsets", word_bytes(n + 1, 8))?;
         budget.take("the graph's edges", word_bytes(m, 4))?;
-        let row_start = Buffer::from_elems(&graph.row_start, 8);
-        let col = Buffer::from_elems(&graph.col.iter().map(|&c| c as u64).collect::<Vec<_>>(), 4);
+        let row_start = dev.alloc_from("the graph's row offsets", &graph.row_start, 8)?;
+        let col = dev.alloc_from("the graph's edges", &graph.col.iter().map(|&c| c as u64).collect::<Vec<_>>(), 4)?;
 
         let weight_ty = artifact.graph.as_ref().and_then(|g| g.weight);
         let weights = match weight_ty {
             None => None,
             Some(ty) => {
                 budget.take("the graph's weights", word_bytes(m, ty.size()))?;
-                Some(Buffer::from_elems(&convert_weights(graph, graph_name, ty)?, ty.size()))
+                Some(dev.alloc_from("the graph's weights", &convert_weights(graph, graph_name, ty)?, ty.size())?)
             }
         };
         let sources = if artifact.needs_sources {
             budget.take("the graph's edge sources", word_bytes(m, 4))?;
             let src: Vec<u64> = graph.sources().into_iter().map(|s| s as u64).collect();
-            Some(Buffer::from_elems(&src, 4))
+            Some(dev.alloc_from("the graph's edge sources", &src, 4)?)
         } else {
             None
         };
@@ -330,7 +354,7 @@ impl Memory {
             let what = format!("array `{}` ({}[{}])", g.name, g.elem.name(), shown.join(", "));
             let bytes = dims[0].checked_mul(dims[1]).and_then(|len| word_bytes(len, g.elem.size()));
             budget.take(&what, bytes)?;
-            let buf = Buffer::zeroed(dims[0] * dims[1], g.elem.size());
+            let buf = dev.alloc_zeroed(&what, dims[0] * dims[1], g.elem.size())?;
             globals.push(Global { name: g.name.clone(), elem: g.elem, dims, rank, shape, buf });
         }
 
@@ -342,16 +366,23 @@ impl Memory {
             let buffers = if retries { 4 } else { 2 };
             let what = format!("worklist `{}` ({buffers} buffers of {capacity} {} items)", desc.name, desc.elem.name());
             budget.take(&what, word_bytes(capacity, size).and_then(|b| b.checked_mul(buffers)))?;
+            let bufs = [dev.alloc_zeroed(&what, capacity, size)?, dev.alloc_zeroed(&what, capacity, size)?];
+            let retry = match retries {
+                true => Some([dev.alloc_zeroed(&what, capacity, size)?, dev.alloc_zeroed(&what, capacity, size)?]),
+                false => None,
+            };
+            let counters = dev.alloc_zeroed(&format!("the counters of worklist `{}`", desc.name), 3, 8)?;
             worklists.push(Worklist {
                 name: desc.name.clone(),
                 elem: desc.elem,
                 capacity,
-                bufs: [Buffer::zeroed(capacity, size), Buffer::zeroed(capacity, size)],
+                bufs,
                 cur: 0,
                 count: 0,
-                retry: retries.then(|| [Buffer::zeroed(capacity, size), Buffer::zeroed(capacity, size)]),
+                retry,
                 retry_cur: 0,
-                counters: Buffer::zeroed(3, 8),
+                counters,
+                seen: [0; 3],
             });
         }
         Ok(Memory { num_nodes: n, num_edges: m, row_start, col, weights, sources, globals, worklists })

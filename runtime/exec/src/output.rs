@@ -17,6 +17,8 @@ use irgc_artifact::{Artifact, ScalarType};
 use irgc_graph::Csr;
 use serde::Serialize;
 
+use crate::device::Device;
+use crate::error::RunError;
 use crate::eval::{to_f64, to_i64};
 use crate::memory::{GlobalShape, Memory};
 
@@ -49,21 +51,27 @@ impl OutputData {
     }
 }
 
-/// Reads every output of `artifact` from `mem`.
-pub(crate) fn read_outputs(artifact: &Artifact, mem: &Memory) -> Vec<OutputData> {
+/// Reads every output of `artifact` from `mem`, held by `dev`.
+pub(crate) fn read_outputs<D: Device>(
+    artifact: &Artifact,
+    dev: &D,
+    mem: &Memory<D::Buffer>,
+) -> Result<Vec<OutputData>, RunError> {
     artifact
         .outputs
         .iter()
         .filter_map(|o| mem.globals.get(o.global))
-        .map(|g| OutputData {
-            name: g.name.clone(),
-            elem: g.elem,
-            shape: match g.shape {
-                GlobalShape::Node => OutputShape::Node,
-                GlobalShape::Edge => OutputShape::Edge,
-                GlobalShape::Dense => OutputShape::Dense { dims: g.dims },
-            },
-            values: g.buf.to_elems(g.elem.size(), g.len()),
+        .map(|g| {
+            Ok(OutputData {
+                name: g.name.clone(),
+                elem: g.elem,
+                shape: match g.shape {
+                    GlobalShape::Node => OutputShape::Node,
+                    GlobalShape::Edge => OutputShape::Edge,
+                    GlobalShape::Dense => OutputShape::Dense { dims: g.dims },
+                },
+                values: dev.read(&g.buf, g.elem.size(), 0, g.len())?,
+            })
         })
         .collect()
 }

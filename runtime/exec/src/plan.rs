@@ -5,17 +5,21 @@
 //! `body`, then `continuing`, then leaves if `break_if` holds, and `Continue` jumps to `continuing`; `For` evaluates
 //! its bounds once and counts in its variable's type; `Pipe` checks its worklist before every round; `Hybrid`
 //! picks `dense` when the worklist holds more than `threshold × num_nodes` items.
+//!
+//! The interpreter is generic over the [`Device`] that holds the memory and runs the kernels; everything here is
+//! host-side bookkeeping plus element reads and writes through the device.
 
 use std::time::Instant;
 
 use irgc_artifact::{Artifact, BinaryOp, HostExpr, HostStmt, Layout, ScalarType};
 
 use crate::context;
+use crate::device::Device;
 use crate::error::RunError;
 use crate::eval::{self, Env};
-use crate::memory::Memory;
+use crate::memory::{Global, Memory, Worklist};
 use crate::stats::{HybridChoice, Mode, PipeRound, Stats};
-use crate::{CpuKernels, RunOptions};
+use crate::RunOptions;
 
 /// How a block ended.
 enum Flow {
@@ -25,16 +29,16 @@ enum Flow {
 }
 
 /// The state of a running plan.
-pub(crate) struct Machine<'a> {
+pub(crate) struct Machine<'a, D: Device> {
     pub artifact: &'a Artifact,
     pub layout: Layout,
-    pub mem: Memory,
+    pub dev: &'a mut D,
+    pub mem: Memory<D::Buffer>,
+    /// The host copy of the kernel context.
     pub ctx: Vec<u64>,
     pub params: Vec<u64>,
     pub locals: Vec<u64>,
-    pub kernels: &'a dyn CpuKernels,
     pub options: &'a RunOptions,
-    pub pool: rayon::ThreadPool,
     pub stats: Stats,
     pub launches: u64,
     /// Pipe rounds started so far.
@@ -43,7 +47,7 @@ pub(crate) struct Machine<'a> {
     pub mode: Option<Mode>,
 }
 
-impl Env for Machine<'_> {
+impl<D: Device> Env for Machine<'_, D> {
     fn local(&self, i: usize) -> Result<u64, RunError> {
         self.locals.get(i).copied().ok_or_else(|| RunError::plan(format!("the plan reads local #{i}, which it lacks")))
     }
@@ -67,16 +71,16 @@ impl Env for Machine<'_> {
     fn load(&self, global: usize, index: &[u64]) -> Result<u64, RunError> {
         let g = self.global(global)?;
         let i = g.linear(index)?;
-        Ok(g.buf.load(g.elem.size(), i))
+        Ok(self.dev.read(&g.buf, g.elem.size(), i, 1)?[0])
     }
 }
 
-impl<'a> Machine<'a> {
-    pub fn global(&self, g: usize) -> Result<&crate::memory::Global, RunError> {
+impl<'a, D: Device> Machine<'a, D> {
+    pub fn global(&self, g: usize) -> Result<&Global<D::Buffer>, RunError> {
         self.mem.globals.get(g).ok_or_else(|| RunError::plan(format!("the plan uses array #{g}, which does not exist")))
     }
 
-    pub fn worklist(&self, w: usize) -> Result<&crate::memory::Worklist, RunError> {
+    pub fn worklist(&self, w: usize) -> Result<&Worklist<D::Buffer>, RunError> {
         self.mem
             .worklists
             .get(w)
@@ -132,14 +136,16 @@ impl<'a> Machine<'a> {
             HostStmt::Store { global, index, value } => {
                 let idx = index.iter().map(|i| self.eval(i)).collect::<Result<Vec<_>, _>>()?;
                 let v = self.eval(value)?;
-                let g = self.global(*global)?;
-                let i = g.linear(&idx)?;
-                g.buf.store(g.elem.size(), i, eval::normalize(g.elem, v));
+                let i = self.global(*global)?.linear(&idx)?;
+                let g = &mut self.mem.globals[*global];
+                self.dev.write(&mut g.buf, g.elem.size(), i, &[eval::normalize(g.elem, v)])?;
             }
             HostStmt::Fill { global, value } => {
                 let v = self.eval(value)?;
-                let g = self.global(*global)?;
-                g.buf.fill(g.elem.size(), eval::normalize(g.elem, v));
+                self.global(*global)?;
+                let g = &mut self.mem.globals[*global];
+                let len = g.len();
+                self.dev.fill(&mut g.buf, g.elem.size(), len, eval::normalize(g.elem, v))?;
             }
             HostStmt::Push { worklist, value } => {
                 let v = self.eval(value)?;
@@ -231,8 +237,10 @@ impl<'a> Machine<'a> {
                 wl.name, wl.capacity
             )));
         }
-        wl.in_buf().store(wl.elem.size(), wl.count, eval::normalize(wl.elem, bits));
-        self.mem.worklists[w].count += 1;
+        let wl = &mut self.mem.worklists[w];
+        let (size, at, bits) = (wl.elem.size(), wl.count, eval::normalize(wl.elem, bits));
+        self.dev.write(wl.in_buf_mut(), size, at, &[bits])?;
+        wl.count += 1;
         context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
         Ok(())
     }

@@ -1,0 +1,343 @@
+//! `irgc bench`: time programs on graphs, and optionally hand-written Rust baselines beside them.
+//!
+//! For every graph (loaded once) and every program (compiled once, before any graph is loaded, so a typo fails in
+//! a second rather than after a ten-second load): `--warmup` runs, then `--runs` timed runs of
+//! `irgc_runtime::execute`. The table reports compute time only (the runtime's `compute_time`: the plan, not the
+//! allocation and initialisation of arrays, which is the separate setup column, nor the graph load). The first run
+//! is verified against the program's declared check: a fast wrong answer is worth nothing, so any failure makes
+//! the exit status 1.
+//!
+//! Benchmarks are not tests: this prints numbers for people (a table) or scripts (`--json`) and asserts nothing
+//! about them. Progress goes to stderr, one line per row, because a large graph takes minutes.
+
+mod baseline;
+mod table;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use irgc_artifact::{Artifact, ScalarType};
+use irgc_runtime::{RunOptions, DEFAULT_MAX_LAUNCHES};
+
+use crate::graph_input::{self, GraphArgs, LoadedGraph};
+use crate::run::Backend;
+use baseline::Algo;
+use table::{Row, Verified};
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// The programs (.irg); each runs on every graph.
+    #[arg(required = true, value_name = "PROGRAM")]
+    programs: Vec<PathBuf>,
+    /// An input graph: a file in any supported format, or `gen:SPEC`. Repeatable; each is loaded once.
+    #[arg(long = "graph", required = true, value_name = "FILE|gen:SPEC")]
+    graphs: Vec<String>,
+    /// Where kernels run (bench supports `cpu` only, for now).
+    #[arg(long, value_enum, default_value = "cpu")]
+    backend: Backend,
+    /// Timed runs per program and graph (the table shows their median, min and max).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    runs: u64,
+    /// Untimed runs before the timed ones (page faults, caches, thread start-up).
+    #[arg(long, value_name = "W", default_value_t = 1)]
+    warmup: u64,
+    /// Set a param: NAME=VALUE (node ids as written in the graph file). Repeatable. Each program gets the params
+    /// it declares; a param that no program declares is an error (it is probably a typo).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// Also time a hand-written Rust implementation of the same algorithm (bfs_worklist, bfs_topology, rem,
+    /// shiloach_vishkin, sssp_worklist; matched by file stem) with the same threads; shown as backend `rust`.
+    #[arg(long)]
+    baseline: bool,
+    /// Print the rows as a JSON array instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads, for irgc and the baselines alike (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Stop a run after this many kernel launches (a guard against plans that never terminate).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LAUNCHES)]
+    max_launches: u64,
+    #[command(flatten)]
+    input: GraphArgs,
+}
+
+/// A program compiled once for every graph.
+struct Program {
+    /// The file stem: the row's name and the key of its baseline.
+    stem: String,
+    artifact: Artifact,
+    kernels: crate::backend::CpuBackend,
+    /// The `--param` values this program declares.
+    params: Vec<(String, String)>,
+}
+
+/// What the loop has found so far: the rows, and whether anything failed (a wrong answer or an error).
+#[derive(Default)]
+struct Results {
+    rows: Vec<Row>,
+    failed: bool,
+}
+
+pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
+    if args.backend == Backend::Cuda {
+        bail!("irgc bench times the CPU backend only (so far); use `irgc run --backend cuda` for a GPU run");
+    }
+    if args.threads == Some(0) {
+        bail!("--threads must be at least 1");
+    }
+    let given = args.params.iter().map(|p| irgc_runtime::split_param(p)).collect::<Result<Vec<_>, _>>()?;
+    let programs = compile_all(args, &given, color)?;
+    let Some(programs) = programs else { return Ok(ExitCode::FAILURE) };
+
+    // One pool for every baseline, sized as the runtime sizes its own (`--threads`, else one per core).
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(t) = args.threads {
+        builder = builder.num_threads(t);
+    }
+    let pool = builder.build().context("cannot start the baseline thread pool")?;
+
+    let mut results = Results::default();
+    for spec in &args.graphs {
+        let graph = graph_input::load(spec, &args.input)?;
+        eprintln!(
+            "loaded {}: {} nodes, {} edges in {:.2} s",
+            graph.name,
+            graph.csr.num_nodes(),
+            graph.csr.num_edges(),
+            graph.load_time.as_secs_f64()
+        );
+        for program in &programs {
+            if let Err(e) = bench_program(args, program, &graph, &mut results) {
+                eprintln!("error: {} on {}: {e:#}", program.stem, graph.name);
+                results.failed = true;
+                continue;
+            }
+            if args.baseline {
+                match Algo::for_stem(&program.stem) {
+                    Some(algo) => {
+                        if let Err(e) = bench_baseline(args, algo, program, &graph, &pool, &mut results) {
+                            eprintln!("error: the {} baseline on {}: {e:#}", program.stem, graph.name);
+                            results.failed = true;
+                        }
+                    }
+                    None => eprintln!("note: no Rust baseline for {}", program.stem),
+                }
+            }
+        }
+    }
+
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&results.rows).context("cannot encode the rows")?);
+    } else {
+        let threads = results.rows.first().map_or(0, |r| r.threads);
+        println!(
+            "{} timed run(s) after {} warm-up, {} thread(s); times are compute only (ms), median of the timed runs",
+            args.runs, args.warmup, threads
+        );
+        print!("{}", table::text(&results.rows));
+        println!("MTEPS = m / median; GB/s = (8(n+1) + 4m [+ weights]) / median: the CSR read once");
+    }
+    Ok(if results.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Compiles every program (diagnostics rendered as `irgc check` does) and splits `--param` among them. `None`
+/// when a program has errors (already reported).
+fn compile_all(args: &BenchArgs, given: &[(String, String)], color: bool) -> Result<Option<Vec<Program>>> {
+    let mut programs = Vec::new();
+    for path in &args.programs {
+        let Some(compilation) = crate::check::front(path, color) else { return Ok(None) };
+        let Some(module) = &compilation.module else { return Ok(None) };
+        if compilation.has_errors() {
+            return Ok(None);
+        }
+        let artifact = crate::backend::lower(module);
+        let kernels = crate::backend::compile_cpu(module)?;
+        let stem = path.file_stem().map_or_else(|| artifact.name.clone(), |s| s.to_string_lossy().into_owned());
+        let params = given.iter().filter(|(k, _)| artifact.params.iter().any(|p| &p.name == k)).cloned().collect();
+        programs.push(Program { stem, artifact, kernels, params });
+    }
+    let declared: BTreeSet<&str> =
+        programs.iter().flat_map(|p| p.artifact.params.iter().map(|d| d.name.as_str())).collect();
+    if let Some((k, _)) = given.iter().find(|(k, _)| !declared.contains(k.as_str())) {
+        let known = if declared.is_empty() {
+            "none".to_string()
+        } else {
+            declared.iter().copied().collect::<Vec<_>>().join(", ")
+        };
+        bail!("--param {k}: no program declares a param `{k}` (declared: {known})");
+    }
+    Ok(Some(programs))
+}
+
+/// Prints one progress line for a finished row.
+fn progress(row: &Row) {
+    eprintln!(
+        "  {:<18} {:<8} median {:.3} ms ({} launches), verified {:?}",
+        row.program, row.backend, row.median_ms, row.launches, row.verified
+    );
+}
+
+/// The warm-up and timed runs of one program on one graph.
+fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, results: &mut Results) -> Result<()> {
+    let artifact = &program.artifact;
+    let params = irgc_runtime::resolve_params(artifact, &graph.csr, &program.params)?;
+    let options = RunOptions {
+        threads: args.threads,
+        max_launches: args.max_launches,
+        // Per-launch records cost time inside the timed region; the table does not need them.
+        collect_stats: false,
+        memory_limit: None,
+    };
+    let mut verdict = None;
+    let (mut compute, mut setup, mut launches) = (Vec::new(), Vec::new(), Vec::new());
+    let mut threads = 0;
+    for i in 0..args.warmup + args.runs {
+        let exec = irgc_runtime::execute(irgc_runtime::Request {
+            artifact,
+            graph: &graph.csr,
+            graph_name: &graph.name,
+            params: &params,
+            kernels: &program.kernels,
+            options: options.clone(),
+        })?;
+        if i == 0 {
+            verdict = Some(match irgc_runtime::verify(artifact, &graph.csr, &params, exec.outputs()) {
+                Ok(reports) => (
+                    Verified::Ok,
+                    reports.iter().map(|r| format!("{}: {}", r.output, r.summary)).collect::<Vec<_>>().join("; "),
+                ),
+                Err(irgc_runtime::RunError::NothingToVerify(msg)) => (Verified::None, msg),
+                Err(e) => (Verified::Failed, e.to_string()),
+            });
+        }
+        if i >= args.warmup {
+            compute.push(exec.compute_time);
+            setup.push(exec.setup_time);
+            launches.push(exec.launches);
+        }
+        threads = exec.threads;
+        // `exec` (the run's memory) is dropped here, before the next run allocates its own.
+    }
+    let (verified, detail) = verdict.ok_or_else(|| anyhow!("no run was made"))?;
+    let weight_size = artifact.graph.as_ref().and_then(|g| g.weight).map(ScalarType::size);
+    let row = make_row(args, &program.stem, graph, "cpu", threads, Timings { compute, setup, launches }, weight_size);
+    finish_row(row, verified, detail, results);
+    Ok(())
+}
+
+/// The baseline of `program` on `graph`, with the same source node and the same runs.
+fn bench_baseline(
+    args: &BenchArgs,
+    algo: Algo,
+    program: &Program,
+    graph: &LoadedGraph,
+    pool: &rayon::ThreadPool,
+    results: &mut Results,
+) -> Result<()> {
+    let g = &graph.csr;
+    let source = if algo.needs_source() { source_of(program, g)? } else { 0 };
+    // Converted once, outside any timing, as the runtime converts them in its setup.
+    let weights: Option<Vec<u32>> = if algo.reads_weights() {
+        let bits = irgc_runtime::memory::convert_weights(g, &graph.name, ScalarType::U32)?;
+        Some(bits.into_iter().map(|b| b as u32).collect())
+    } else {
+        None
+    };
+    let input = baseline::Input { graph: g, source, weights: weights.as_deref() };
+    let (mut compute, mut setup, mut launches) = (Vec::new(), Vec::new(), Vec::new());
+    let mut verdict = None;
+    for i in 0..args.warmup + args.runs {
+        let trial = baseline::run(algo, &input, pool);
+        if i == 0 {
+            verdict = Some(match baseline::verify(algo, &input, &trial.output) {
+                Ok(summary) => (Verified::Ok, summary),
+                Err(mismatch) => (Verified::Failed, mismatch),
+            });
+        }
+        if i >= args.warmup {
+            compute.push(trial.compute);
+            setup.push(trial.setup);
+            launches.push(trial.launches);
+        }
+    }
+    let (verified, detail) = verdict.ok_or_else(|| anyhow!("no run was made"))?;
+    let weight_size = algo.reads_weights().then_some(4);
+    let timings = Timings { compute, setup, launches };
+    let row = make_row(args, &program.stem, graph, "rust", pool.current_num_threads(), timings, weight_size);
+    finish_row(row, verified, detail, results);
+    Ok(())
+}
+
+/// The source node of a program's run, as an internal id: the resolved value of its `source` param (or, failing
+/// that name, its first node param), so the baseline starts where the program did.
+fn source_of(program: &Program, g: &irgc_graph::Csr) -> Result<u32> {
+    let params = irgc_runtime::resolve_params(&program.artifact, g, &program.params)?;
+    let descs = &program.artifact.params;
+    let i = descs
+        .iter()
+        .position(|p| p.name == "source" && p.ty == ScalarType::Node)
+        .or_else(|| descs.iter().position(|p| p.ty == ScalarType::Node))
+        .ok_or_else(|| anyhow!("program `{}` has no node param to start the baseline from", program.stem))?;
+    Ok(params[i] as u32)
+}
+
+/// The measurements of the timed runs, in run order.
+struct Timings {
+    compute: Vec<Duration>,
+    setup: Vec<Duration>,
+    launches: Vec<u64>,
+}
+
+fn make_row(
+    args: &BenchArgs,
+    program: &str,
+    graph: &LoadedGraph,
+    backend: &str,
+    threads: usize,
+    t: Timings,
+    weight_size: Option<usize>,
+) -> Row {
+    let (n, m) = (u64::from(graph.csr.num_nodes()), graph.csr.num_edges());
+    let c = table::summarize(&t.compute);
+    let s = table::summarize(&t.setup);
+    let bytes = table::csr_bytes(n, m, weight_size);
+    let (mteps, gbps) = table::rates(m, bytes, c.median);
+    let msf = |d: Duration| d.as_secs_f64() * 1e3;
+    Row {
+        program: program.to_string(),
+        graph: graph.name.clone(),
+        n,
+        m,
+        backend: backend.to_string(),
+        threads,
+        runs: t.compute.len(),
+        warmup: args.warmup as usize,
+        median_ms: msf(c.median),
+        min_ms: msf(c.min),
+        max_ms: msf(c.max),
+        setup_ms: msf(s.median),
+        load_s: graph.load_time.as_secs_f64(),
+        launches: t.launches[c.median_index],
+        mteps,
+        gbps,
+        bytes,
+        verified: Verified::None,
+        verify_detail: String::new(),
+    }
+}
+
+fn finish_row(mut row: Row, verified: Verified, detail: String, results: &mut Results) {
+    if verified == Verified::Failed {
+        eprintln!("error: {} ({}) on {} gave a wrong answer: {detail}", row.program, row.backend, row.graph);
+        results.failed = true;
+    }
+    row.verified = verified;
+    row.verify_detail = detail;
+    progress(&row);
+    results.rows.push(row);
+}

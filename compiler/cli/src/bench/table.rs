@@ -1,0 +1,229 @@
+//! The rows of `irgc bench` and how they are shown: an aligned text table for people, a JSON array for scripts.
+//!
+//! Both carry the same fields, so a script never needs to parse the table; the JSON only adds what does not fit
+//! a column (the verification's detail, the setup and load times at full precision).
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// Whether a row's first run gave the right answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verified {
+    /// The program's declared check (or the baseline's reference) passed.
+    Ok,
+    /// It did not: the timing is worthless and the exit status says so.
+    #[serde(rename = "FAILED")]
+    Failed,
+    /// The program declares no checkable output.
+    None,
+}
+
+impl Verified {
+    fn word(&self) -> &'static str {
+        match self {
+            Verified::Ok => "ok",
+            Verified::Failed => "FAILED",
+            Verified::None => "-",
+        }
+    }
+}
+
+/// One program (or baseline) on one graph.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The program's file stem (the baseline's program, for `rust` rows).
+    pub program: String,
+    pub graph: String,
+    pub n: u64,
+    pub m: u64,
+    /// `cpu` for irgc's CPU backend, `rust` for a hand-written baseline.
+    pub backend: String,
+    pub threads: usize,
+    pub runs: usize,
+    pub warmup: usize,
+    /// Compute time of the timed runs: median, fastest, slowest (milliseconds).
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    /// Median setup time (allocating and initialising the program's arrays), not part of `median_ms`.
+    pub setup_ms: f64,
+    /// Time to load (or generate) the graph, once for all rows of that graph.
+    pub load_s: f64,
+    /// Kernel launches of the median run (parallel phases, for baselines).
+    pub launches: u64,
+    /// Millions of edges per second: `m / median`.
+    pub mteps: f64,
+    /// Effective bandwidth: `bytes / median`, in GB/s (10^9 bytes).
+    pub gbps: f64,
+    /// Bytes of the CSR read once: `8 (n + 1) + 4 m`, plus the weights if the program reads them.
+    pub bytes: u64,
+    pub verified: Verified,
+    /// The reference's summary, or the mismatch.
+    pub verify_detail: String,
+}
+
+/// The timing summary of a set of runs.
+pub struct Timing {
+    pub median: Duration,
+    pub min: Duration,
+    pub max: Duration,
+    /// Index (into the given runs) of the run taken as the median, for its launch count.
+    pub median_index: usize,
+}
+
+/// Median, min and max of `times` (not empty). With an even count the median is the mean of the middle two, and
+/// `median_index` points at the lower one.
+pub fn summarize(times: &[Duration]) -> Timing {
+    let mut order: Vec<usize> = (0..times.len()).collect();
+    order.sort_by_key(|&i| times[i]);
+    let k = order.len();
+    let lower = order[(k - 1) / 2];
+    let median = if k % 2 == 1 { times[lower] } else { (times[lower] + times[order[k / 2]]) / 2 };
+    Timing { median, min: times[order[0]], max: times[order[k - 1]], median_index: lower }
+}
+
+/// Bytes of the CSR read once: row offsets (`u64`), destinations (`u32`), and `weight_size`-byte weights if read.
+pub fn csr_bytes(n: u64, m: u64, weight_size: Option<usize>) -> u64 {
+    8 * (n + 1) + 4 * m + weight_size.map_or(0, |s| s as u64 * m)
+}
+
+/// Millions of traversed edges per second, and GB/s, for `m` edges and `bytes` in `median`.
+pub fn rates(m: u64, bytes: u64, median: Duration) -> (f64, f64) {
+    let s = median.as_secs_f64();
+    if s == 0.0 {
+        return (0.0, 0.0);
+    }
+    (m as f64 / s / 1e6, bytes as f64 / s / 1e9)
+}
+
+/// A millisecond figure with about four significant digits, so 0.042 and 8123 both read well in one column.
+fn ms(x: f64) -> String {
+    if x >= 1000.0 {
+        format!("{x:.0}")
+    } else if x >= 100.0 {
+        format!("{x:.1}")
+    } else if x >= 10.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// The aligned text table: text columns left-aligned, numbers right-aligned.
+pub fn text(rows: &[Row]) -> String {
+    const HEAD: [&str; 13] = [
+        "program",
+        "graph",
+        "n",
+        "m",
+        "backend",
+        "median ms",
+        "min",
+        "max",
+        "setup ms",
+        "launches",
+        "MTEPS",
+        "GB/s",
+        "verified",
+    ];
+    // Which columns are text (left-aligned).
+    const LEFT: [bool; 13] = [true, true, false, false, true, false, false, false, false, false, false, false, true];
+    let cells: Vec<[String; 13]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.program.clone(),
+                r.graph.clone(),
+                r.n.to_string(),
+                r.m.to_string(),
+                r.backend.clone(),
+                ms(r.median_ms),
+                ms(r.min_ms),
+                ms(r.max_ms),
+                ms(r.setup_ms),
+                r.launches.to_string(),
+                format!("{:.1}", r.mteps),
+                format!("{:.2}", r.gbps),
+                r.verified.word().to_string(),
+            ]
+        })
+        .collect();
+    let mut width: [usize; 13] = HEAD.map(str::len);
+    for c in &cells {
+        for (w, s) in width.iter_mut().zip(c) {
+            *w = (*w).max(s.len());
+        }
+    }
+    let line = |c: &[String]| {
+        let parts: Vec<String> = c
+            .iter()
+            .enumerate()
+            .map(|(i, s)| if LEFT[i] { format!("{s:<w$}", w = width[i]) } else { format!("{s:>w$}", w = width[i]) })
+            .collect();
+        parts.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut out = line(&HEAD.map(String::from));
+    out += &line(&width.map(|w| "-".repeat(w)));
+    for c in &cells {
+        out += &line(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(ms: u64) -> Duration {
+        Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn median_min_max() {
+        let t = summarize(&[d(5), d(1), d(3)]);
+        assert_eq!((t.median, t.min, t.max, t.median_index), (d(3), d(1), d(5), 2));
+        let t = summarize(&[d(4), d(2), d(8), d(6)]);
+        assert_eq!((t.median, t.min, t.max, t.median_index), (d(5), d(2), d(8), 0));
+        assert_eq!(summarize(&[d(7)]).median, d(7));
+    }
+
+    #[test]
+    fn bytes_and_rates() {
+        assert_eq!(csr_bytes(3, 4, None), 8 * 4 + 16);
+        assert_eq!(csr_bytes(3, 4, Some(4)), 8 * 4 + 32);
+        let (mteps, gbps) = rates(2_000_000, 3_000_000_000, d(1000));
+        assert!((mteps - 2.0).abs() < 1e-9 && (gbps - 3.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_table_is_aligned() {
+        let row = Row {
+            program: "rem".into(),
+            graph: "g".into(),
+            n: 10,
+            m: 20,
+            backend: "cpu".into(),
+            threads: 2,
+            runs: 3,
+            warmup: 1,
+            median_ms: 1.5,
+            min_ms: 1.25,
+            max_ms: 2048.0,
+            setup_ms: 0.1,
+            load_s: 0.0,
+            launches: 3,
+            mteps: 13.3,
+            gbps: 0.1,
+            bytes: 168,
+            verified: Verified::Ok,
+            verify_detail: String::new(),
+        };
+        let t = text(&[row]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("program  graph   n   m  backend  median ms"));
+        assert!(lines[2].contains("1.500") && lines[2].contains(" 2048 ") && lines[2].ends_with("ok"));
+    }
+}

@@ -1,0 +1,117 @@
+//! Running a compiled program on the chosen backend, and what the summary needs of the result whichever it was.
+//!
+//! The CPU goes through `irgc_runtime::execute` (the Cranelift kernels, on a thread pool); CUDA through
+//! `irgc_runtime::run_on` with an `irgc_cuda::CudaDevice` (the PTX kernels, on GPU 0). Both run the same plan
+//! interpreter, so results, statistics and verification are comparable line for line.
+
+use std::time::Duration;
+
+use anyhow::{anyhow, Result};
+use irgc_artifact::Artifact;
+use irgc_front::ir::Module;
+use irgc_graph::Csr;
+use irgc_runtime::{OutputData, RunOptions, Stats};
+
+/// Where a run happened.
+pub enum Target {
+    Cpu {
+        threads: usize,
+    },
+    Cuda {
+        /// The GPU's name.
+        device: String,
+        /// The PTX target compiled for.
+        arch: String,
+        /// Uploading the graph and initial data (part of setup).
+        upload: Duration,
+        upload_bytes: u64,
+        /// Reading the outputs back after the plan.
+        readback: Duration,
+    },
+}
+
+/// A finished run, from either backend.
+pub struct Finished {
+    pub outputs: Vec<OutputData>,
+    pub stats: Stats,
+    pub launches: u64,
+    pub setup_time: Duration,
+    pub compute_time: Duration,
+    pub target: Target,
+}
+
+/// A program made ready for the GPU: the PTX compiled for `arch` and loaded.
+pub struct CudaProgram {
+    device: irgc_cuda::CudaDevice,
+    arch: String,
+}
+
+/// Opens GPU 0: the first thing `--backend cuda` does, so that a machine without a driver says so at once.
+pub fn open_gpu() -> Result<irgc_cuda::Gpu> {
+    irgc_cuda::Gpu::open(0).map_err(|e| anyhow!(e))
+}
+
+/// Compiles `module` to PTX for `arch` (default: the GPU's own, capped at sm_90) and loads it on `gpu`.
+pub fn prepare_cuda(
+    gpu: irgc_cuda::Gpu,
+    module: &Module,
+    artifact: &Artifact,
+    arch: Option<&str>,
+) -> Result<CudaProgram> {
+    let arch = match arch {
+        Some(a) => a.to_string(),
+        None => gpu.arch()?,
+    };
+    let ptx = crate::backend::compile_ptx(module, &arch)?;
+    let device = irgc_cuda::CudaDevice::load(gpu, &ptx, artifact, None)?;
+    Ok(CudaProgram { device, arch })
+}
+
+/// Runs on the CPU.
+pub fn on_cpu(
+    kernels: &crate::backend::CpuBackend,
+    artifact: &Artifact,
+    graph: &Csr,
+    graph_name: &str,
+    params: &[u64],
+    options: RunOptions,
+) -> Result<Finished> {
+    let exec = irgc_runtime::execute(irgc_runtime::Request { artifact, graph, graph_name, params, kernels, options })?;
+    Ok(Finished {
+        outputs: exec.outputs().to_vec(),
+        stats: exec.stats,
+        launches: exec.launches,
+        setup_time: exec.setup_time,
+        compute_time: exec.compute_time,
+        target: Target::Cpu { threads: exec.threads },
+    })
+}
+
+/// Runs on the GPU.
+pub fn on_cuda(
+    program: CudaProgram,
+    artifact: &Artifact,
+    graph: &Csr,
+    graph_name: &str,
+    params: &[u64],
+    options: RunOptions,
+) -> Result<Finished> {
+    let CudaProgram { mut device, arch } = program;
+    let req = irgc_runtime::DeviceRequest { artifact, graph, graph_name, params, options };
+    let run = irgc_runtime::run_on(&mut device, req)?;
+    let transfers = device.transfers();
+    Ok(Finished {
+        outputs: run.outputs,
+        stats: run.stats,
+        launches: run.launches,
+        setup_time: run.setup_time,
+        compute_time: run.compute_time,
+        target: Target::Cuda {
+            device: device.gpu().name.clone(),
+            arch,
+            upload: transfers.to_device,
+            upload_bytes: transfers.to_device_bytes,
+            readback: run.readback_time,
+        },
+    })
+}

@@ -1,0 +1,202 @@
+//! `--backend cuda` without a GPU: what can be checked on a machine with no CUDA driver.
+//!
+//! - The CLI refuses clearly (and exits 1) when there is no driver.
+//! - Every shipped program compiles to PTX whose entries match its artifact (names; tile kernels' exact block
+//!   size), and every range or tile kernel carries the host bounds the GPU runtime sizes its launches with.
+//! - The device path of the runtime (`irgc_runtime::run_on`, the same interpreter the GPU uses) with launch sizes
+//!   from those bounds gives, on the CPU, exactly the sizes the CPU backend computes itself and verified results:
+//!   the GPU run differs from this one only in the device's memory and kernels.
+#![allow(unsafe_code)] // Only to forward the CPU backend's entry points (see `Cranelift` below).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use irgc_artifact::{Artifact, KernelDesc, Space};
+use irgc_graph::{Csr, Weights};
+use irgc_runtime::{CpuDevice, CpuKernels, Device, DeviceRequest, Launched, RunError, RunOptions};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn irgc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irgc")).current_dir(root()).args(args).output().expect("irgc runs")
+}
+
+fn programs() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(root().join("programs")).unwrap() {
+        for f in std::fs::read_dir(dir.unwrap().path()).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_some_and(|e| e == "irg") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    assert!(!out.is_empty());
+    out
+}
+
+fn module(path: &Path) -> irgc_front::ir::Module {
+    let c = irgc_front::compile_file(path).unwrap();
+    c.module.unwrap_or_else(|| panic!("{} does not compile: {:?}", path.display(), c.diagnostics))
+}
+
+#[test]
+fn no_driver_is_a_clear_error() {
+    if irgc_cuda::driver_present() {
+        return; // A machine with a driver: nothing to check here (scripts/gpu-check.sh runs the real thing).
+    }
+    let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", "gen:rmat:scale=6", "--backend", "cuda"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: no CUDA driver found (libcuda.so); run with --backend cpu"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn backend_specific_options_are_refused_on_the_other_backend() {
+    let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", "gen:rmat:scale=6", "--arch", "sm_90"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--arch applies to --backend cuda only"));
+    let args = ["run", "programs/bfs/bfs_worklist.irg", "--graph", "gen:rmat:scale=6", "--backend", "cuda"];
+    let out = irgc(&[&args[..], &["--threads", "2"]].concat());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--threads applies to --backend cpu only"));
+}
+
+/// The header of entry `name` in `ptx`: from `.entry name(` to its body's `{`.
+fn entry_header<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
+    let at = ptx.find(&format!(".entry {name}("))?;
+    let rest = &ptx[at..];
+    Some(&rest[..rest.find('{')?])
+}
+
+#[test]
+fn every_program_compiles_to_ptx_matching_its_artifact() {
+    for path in programs() {
+        let m = module(&path);
+        let artifact = irgc_front::artifact::lower(&m);
+        let out = irgc_backend_ptx::compile(&m, &irgc_backend_ptx::Options { arch: "sm_90".into() })
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for k in &artifact.kernels {
+            let header = entry_header(&out.ptx, &k.name)
+                .unwrap_or_else(|| panic!("{}: no `.entry {}` in the PTX", path.display(), k.name));
+            let block = irgc_cuda::block_threads(&k.space).unwrap();
+            match &k.space {
+                Space::Tiles { dims, .. } => {
+                    assert!(header.contains(&format!(".reqntid {block}")), "{}: {header}", k.name);
+                    assert_eq!(k.bounds.len(), *dims, "{}: tile kernel `{}` lacks bounds", path.display(), k.name);
+                }
+                Space::Range { dims } => {
+                    assert_eq!(k.bounds.len(), *dims, "{}: range kernel `{}` lacks bounds", path.display(), k.name);
+                }
+                _ => assert!(block <= irgc_backend_ptx::FORALL_MAX_THREADS),
+            }
+        }
+    }
+}
+
+/// The CPU backend's program as the runtime's kernels.
+struct Cranelift(irgc_backend_cpu::CpuProgram);
+
+impl CpuKernels for Cranelift {
+    unsafe fn space_size(&self, k: usize, ctx: &[u64]) -> u64 {
+        // SAFETY: forwarded unchanged; the runtime upholds the contract, which is the backend's own.
+        unsafe { self.0.space_size(k, ctx) }
+    }
+
+    unsafe fn run(&self, k: usize, ctx: &[u64], lo: u64, hi: u64) -> u64 {
+        // SAFETY: as above.
+        unsafe { self.0.run(k, ctx, lo, hi) }
+    }
+}
+
+/// The CPU, made to size range and tile launches from the artifact's bounds as the GPU does; every such launch
+/// is checked against the size the compiled kernel computes itself.
+struct BoundsSized<'a> {
+    cpu: CpuDevice<'a>,
+    checked: AtomicU64,
+}
+
+impl Device for BoundsSized<'_> {
+    type Buffer = irgc_runtime::memory::Buffer;
+
+    fn memory_limit(&self) -> Option<u64> {
+        self.cpu.memory_limit()
+    }
+
+    fn alloc_zeroed(&mut self, what: &str, len: u64, size: usize) -> Result<Self::Buffer, RunError> {
+        self.cpu.alloc_zeroed(what, len, size)
+    }
+
+    fn alloc_from(&mut self, what: &str, elems: &[u64], size: usize) -> Result<Self::Buffer, RunError> {
+        self.cpu.alloc_from(what, elems, size)
+    }
+
+    fn read(&self, buf: &Self::Buffer, size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {
+        self.cpu.read(buf, size, start, len)
+    }
+
+    fn write(&mut self, buf: &mut Self::Buffer, size: usize, start: u64, elems: &[u64]) -> Result<(), RunError> {
+        self.cpu.write(buf, size, start, elems)
+    }
+
+    fn fill(&mut self, buf: &mut Self::Buffer, size: usize, len: u64, bits: u64) -> Result<(), RunError> {
+        self.cpu.fill(buf, size, len, bits)
+    }
+
+    fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
+        if matches!(desc.space, Space::Range { .. } | Space::Tiles { .. }) {
+            let own = self.cpu.space_size(k, ctx).unwrap();
+            assert_eq!(size, own, "kernel `{}`: size from bounds {size}, from the kernel {own}", desc.name);
+            self.checked.fetch_add(1, Relaxed);
+        }
+        self.cpu.launch(k, desc, ctx, size)
+    }
+}
+
+fn weighted(spec: &str) -> Csr {
+    let mut g = irgc_gen::generate(&irgc_gen::GenSpec::parse(spec).unwrap()).unwrap();
+    let src = g.sources();
+    // Symmetric weights in 1..=255, as `--weights random` gives.
+    let w = (0..g.col.len()).map(|e| 1 + ((src[e] as i64 * 31 + g.col[e] as i64 * 31) % 255)).collect();
+    g.weights = Some(Weights::Int(w));
+    g
+}
+
+fn run_bounds_sized(artifact: &Artifact, kernels: &Cranelift, g: &Csr, name: &str) -> u64 {
+    let params = irgc_runtime::resolve_params(artifact, g, &[]).unwrap();
+    let options = RunOptions::default();
+    let mut dev = BoundsSized { cpu: CpuDevice::new(kernels, &options).unwrap(), checked: AtomicU64::new(0) };
+    let req = DeviceRequest { artifact, graph: g, graph_name: name, params: &params, options };
+    let run = irgc_runtime::run_on(&mut dev, req).unwrap_or_else(|e| panic!("{} on {name}: {e}", artifact.name));
+    if artifact.outputs.iter().any(|o| o.check.is_some()) {
+        irgc_runtime::verify(artifact, g, &params, &run.outputs)
+            .unwrap_or_else(|e| panic!("{} on {name}: {e}", artifact.name));
+    }
+    dev.checked.load(Relaxed)
+}
+
+#[test]
+fn launch_sizes_from_bounds_equal_the_kernels_own_and_results_verify() {
+    let mut checked = 0;
+    for path in programs() {
+        let m = module(&path);
+        let artifact = irgc_front::artifact::lower(&m);
+        let kernels = Cranelift(irgc_backend_cpu::compile(&m).unwrap());
+        let graphs: &[&str] = if path.ends_with("apsp/fw_blocked.irg") {
+            &["er:n=70,deg=4,seed=3"]
+        } else {
+            &["rmat:scale=9,ef=8,seed=2", "grid:w=20,h=17,seed=1"]
+        };
+        for spec in graphs {
+            checked += run_bounds_sized(&artifact, &kernels, &weighted(spec), spec);
+        }
+    }
+    assert!(checked > 0, "no shipped program has a range or tile kernel any more: this test checks nothing");
+}

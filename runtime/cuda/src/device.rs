@@ -1,0 +1,316 @@
+//! The GPU as an `irgc_runtime::Device`: device buffers, the context table in device memory, PTX kernels.
+//!
+//! Everything runs on one stream, in order, and every launch is waited for (the interpreter needs its reduction
+//! and worklist counters before it can go on), so there is no concurrency to reason about between the host and
+//! the device: host reads and writes of device memory happen between launches, as the `Device` contract says.
+//! A kernel that faults poisons the CUDA context; the error names the kernel and the run stops there.
+
+use std::time::{Duration, Instant};
+
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaEvent, CudaFunction, CudaModule, DriverError, LaunchConfig};
+use cudarc::nvrtc::Ptx;
+use irgc_artifact::{reduce_identity, Artifact, KernelDesc, Layout};
+use irgc_runtime::memory::show_bytes;
+use irgc_runtime::{Device, Launched, RunError};
+use std::sync::Arc;
+
+use crate::driver::{self, GpuBuffer};
+use crate::error::{describe, device_error, CudaError};
+use crate::gpu::Gpu;
+use crate::pack::{fill_plan, pack, unpack, Fill};
+use crate::shape::{block_threads, launch_shape};
+use crate::slots::SlotTable;
+
+/// Elements written from the host before a [`Fill::Pattern`] fill doubles them on the device.
+const PATTERN_SEED: u64 = 1 << 12;
+
+/// One kernel, loaded.
+struct Kernel {
+    function: CudaFunction,
+    /// The most threads per block the driver allows this kernel (fewer than 1024 when it uses many registers).
+    max_threads: u32,
+}
+
+/// Bytes moved between host and device, and the time it took (measured on the host, waiting for the copies).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Transfers {
+    pub to_device_bytes: u64,
+    pub to_device: Duration,
+}
+
+/// A program loaded on a GPU, ready to run with `irgc_runtime::run_on`.
+pub struct CudaDevice {
+    gpu: Gpu,
+    kernels: Vec<Kernel>,
+    /// The kernel context in device memory, and what the host knows it holds.
+    table: GpuBuffer,
+    slots: SlotTable,
+    reduction_slot: usize,
+    /// Per-launch timing events, reused.
+    launch_events: (CudaEvent, CudaEvent),
+    /// Events around the whole plan.
+    compute_events: (CudaEvent, CudaEvent),
+    memory_limit: Option<u64>,
+    transfers: Transfers,
+    _module: Arc<CudaModule>,
+}
+
+impl CudaDevice {
+    /// Loads `ptx` (a module with one `.entry` per kernel of `artifact`, named as the kernel) on `gpu`. The run
+    /// may allocate `memory_limit` bytes (default: what the GPU has free now).
+    pub fn load(gpu: Gpu, ptx: &str, artifact: &Artifact, memory_limit: Option<u64>) -> Result<CudaDevice, CudaError> {
+        if ptx.contains('\0') {
+            return Err(CudaError::Module("the PTX text contains a NUL byte".into()));
+        }
+        let module = gpu.ctx.load_module(Ptx::from_src(ptx)).map_err(|e| {
+            let version = ptx.lines().find(|l| l.trim_start().starts_with(".version")).unwrap_or("(no .version line)");
+            CudaError::Module(format!(
+                "the CUDA driver cannot load the program's PTX: {}; the PTX says `{}` (a driver older than that PTX \
+                 ISA rejects it: update the driver or compile for an older --arch)",
+                describe(&e),
+                version.trim()
+            ))
+        })?;
+        let mut kernels = Vec::with_capacity(artifact.kernels.len());
+        for desc in &artifact.kernels {
+            let function = module.load_function(&desc.name).map_err(|e| {
+                CudaError::Module(format!("the PTX has no entry for kernel `{}`: {}", desc.name, describe(&e)))
+            })?;
+            let max_threads = function
+                .max_threads_per_block()
+                .map_err(|e| CudaError::driver(format!("cannot query kernel `{}`", desc.name), e))?;
+            let block = block_threads(&desc.space)
+                .map_err(|why| CudaError::Module(format!("kernel `{}` cannot run on a GPU: {why}", desc.name)))?;
+            if block as i64 > max_threads as i64 {
+                return Err(CudaError::Module(format!(
+                    "kernel `{}` needs {block} threads per block, but the GPU allows it at most {max_threads} (it \
+                     uses too many registers or too much shared memory for that block size)",
+                    desc.name
+                )));
+            }
+            kernels.push(Kernel { function, max_threads: max_threads.max(0) as u32 });
+        }
+        let layout = Layout::of(artifact);
+        let table = gpu
+            .stream
+            .alloc_zeros::<u8>(layout.len() * 8)
+            .map_err(|e| CudaError::driver("cannot allocate the kernel context on the GPU", e))?;
+        let table = GpuBuffer::new(table, &gpu.stream);
+        let event = || {
+            gpu.ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| CudaError::driver("cannot create a CUDA event", e))
+        };
+        let launch_events = (event()?, event()?);
+        let compute_events = (event()?, event()?);
+        let memory_limit = memory_limit.or(gpu.free_memory_now());
+        Ok(CudaDevice {
+            slots: SlotTable::new(layout.len()),
+            reduction_slot: layout.reduction(),
+            gpu,
+            kernels,
+            table,
+            launch_events,
+            compute_events,
+            memory_limit,
+            transfers: Transfers::default(),
+            _module: module,
+        })
+    }
+
+    /// The GPU this device runs on.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// What was uploaded so far (the graph and initial data: setup).
+    pub fn transfers(&self) -> Transfers {
+        self.transfers
+    }
+
+    fn wait(&self, what: impl std::fmt::Display) -> Result<(), RunError> {
+        self.gpu.stream.synchronize().map_err(|e| device_error(what, e))
+    }
+
+    /// `bytes` more, on top of what is allocated, do not fit: the error says how much the GPU has.
+    fn out_of_memory(&self, what: &str, bytes: usize, e: DriverError) -> RunError {
+        let free = self.gpu.free_memory_now().map_or("unknown".to_string(), show_bytes);
+        RunError::Memory(format!(
+            "{what} needs {} of GPU memory, but the GPU cannot allocate it ({}; {free} free of {})",
+            show_bytes(bytes as u64),
+            describe(&e),
+            show_bytes(self.gpu.total_memory)
+        ))
+    }
+
+    fn alloc(&mut self, what: &str, bytes: usize) -> Result<GpuBuffer, RunError> {
+        // Whole words, and never zero bytes (the driver refuses empty allocations; an empty array still needs an
+        // address for its slot).
+        let bytes = bytes.div_ceil(8).max(1) * 8;
+        let slice = self.gpu.stream.alloc_zeros::<u8>(bytes).map_err(|e| self.out_of_memory(what, bytes, e))?;
+        Ok(GpuBuffer::new(slice, &self.gpu.stream))
+    }
+
+    /// The byte range of elements `start..start + len` of `elem_size` bytes, checked against `buf`.
+    fn range(buf: &GpuBuffer, elem_size: usize, start: u64, len: u64) -> Result<(usize, usize), RunError> {
+        let a = start.checked_mul(elem_size as u64);
+        let b = start.checked_add(len).and_then(|end| end.checked_mul(elem_size as u64));
+        match (a, b) {
+            (Some(a), Some(b)) if b <= buf.bytes() as u64 => Ok((a as usize, b as usize)),
+            _ => Err(RunError::Device(format!(
+                "internal error: elements {start}..{} of {elem_size} bytes lie outside a GPU buffer of {} bytes",
+                start.saturating_add(len),
+                buf.bytes()
+            ))),
+        }
+    }
+
+    fn write_bytes(&mut self, buf: &mut GpuBuffer, offset: usize, bytes: &[u8]) -> Result<(), RunError> {
+        let stream = self.gpu.stream.clone();
+        let mut dst = buf.slice_mut().slice_mut(offset..offset + bytes.len());
+        stream.memcpy_htod(bytes, &mut dst).map_err(|e| device_error("cannot copy to the GPU", e))
+    }
+
+    /// Copies the changed slots of `ctx` (and the reduction identity, for a reducing kernel) to the device table.
+    fn upload_slots(&mut self, desc: &KernelDesc, ctx: &[u64]) -> Result<(), RunError> {
+        let forced = desc.reduction.map(|(op, ty)| (self.reduction_slot, reduce_identity(op, ty)));
+        if let Some(up) = self.slots.update(ctx, forced) {
+            let bytes = pack(&up.values, 8, 1);
+            let stream = self.gpu.stream.clone();
+            let mut dst = self.table.slice_mut().slice_mut(up.first * 8..up.first * 8 + bytes.len());
+            stream.memcpy_htod(&bytes, &mut dst).map_err(|e| device_error("cannot copy the kernel context", e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Device for CudaDevice {
+    type Buffer = GpuBuffer;
+
+    fn memory_name(&self) -> &'static str {
+        "GPU memory"
+    }
+
+    fn memory_limit(&self) -> Option<u64> {
+        self.memory_limit
+    }
+
+    fn alloc_zeroed(&mut self, what: &str, len: u64, elem_size: usize) -> Result<GpuBuffer, RunError> {
+        // The interpreter checked the size against the memory limit (and 2^40 bytes) before asking.
+        self.alloc(what, (len * elem_size as u64) as usize)
+    }
+
+    fn alloc_from(&mut self, what: &str, elems: &[u64], elem_size: usize) -> Result<GpuBuffer, RunError> {
+        let start = Instant::now();
+        let bytes = pack(elems, elem_size, 8);
+        let mut buf = self.alloc(what, bytes.len())?;
+        self.write_bytes(&mut buf, 0, &bytes)?;
+        self.wait(format_args!("cannot copy {what} to the GPU"))?;
+        self.transfers.to_device_bytes += bytes.len() as u64;
+        self.transfers.to_device += start.elapsed();
+        Ok(buf)
+    }
+
+    fn read(&self, buf: &GpuBuffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let (a, b) = Self::range(buf, elem_size, start, len)?;
+        let bytes = self
+            .gpu
+            .stream
+            .clone_dtoh(&buf.slice().slice(a..b))
+            .map_err(|e| device_error("cannot read from the GPU", e))?;
+        self.wait("cannot read from the GPU")?;
+        Ok(unpack(&bytes, elem_size))
+    }
+
+    fn write(&mut self, buf: &mut GpuBuffer, elem_size: usize, start: u64, elems: &[u64]) -> Result<(), RunError> {
+        if elems.is_empty() {
+            return Ok(());
+        }
+        let (a, _) = Self::range(buf, elem_size, start, elems.len() as u64)?;
+        // Exactly the elements' bytes: their neighbours in the same word are left alone.
+        self.write_bytes(buf, a, &pack(elems, elem_size, 1))
+    }
+
+    fn fill(&mut self, buf: &mut GpuBuffer, elem_size: usize, len: u64, bits: u64) -> Result<(), RunError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let (_, total) = Self::range(buf, elem_size, 0, len)?;
+        let stream = self.gpu.stream.clone();
+        let failed = |e| device_error("cannot fill an array on the GPU", e);
+        match fill_plan(elem_size, bits) {
+            Fill::Bytes(b) => driver::memset_d8(&stream, buf, 0, total, b).map_err(failed),
+            Fill::Words(w) => driver::memset_d32(&stream, buf, 0, total / 4, w).map_err(failed),
+            Fill::Pattern(v) => {
+                // The first elements from the host, then each copy doubles the filled prefix.
+                let seed = len.min(PATTERN_SEED);
+                self.write(buf, elem_size, 0, &vec![v; seed as usize])?;
+                let mut done = seed as usize * elem_size;
+                while done < total {
+                    let n = done.min(total - done);
+                    driver::copy_within(&stream, buf, 0, done, n).map_err(failed)?;
+                    done += n;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
+        let identity = desc.reduction.map_or(0, |(op, ty)| reduce_identity(op, ty));
+        if size == 0 {
+            return Ok(Launched { bits: identity, seconds: 0.0 });
+        }
+        let shape = launch_shape(&desc.space, size, self.gpu.sms)
+            .map_err(|why| RunError::Device(format!("kernel `{}` cannot run on a GPU: {why}", desc.name)))?;
+        let kernel = self.kernels.get(k).ok_or_else(|| {
+            RunError::Device(format!("kernel `{}` (#{k}) is not in the loaded PTX module", desc.name))
+        })?;
+        if shape.block > kernel.max_threads {
+            return Err(RunError::Device(format!(
+                "kernel `{}` needs {} threads per block, but the GPU allows it at most {}",
+                desc.name, shape.block, kernel.max_threads
+            )));
+        }
+        let size = i64::try_from(size)
+            .map_err(|_| RunError::Device(format!("kernel `{}` has {size} iterations, more than 2^63", desc.name)))?;
+        self.upload_slots(desc, ctx)?;
+        let cfg = LaunchConfig { grid_dim: (shape.grid, 1, 1), block_dim: (shape.block, 1, 1), shared_mem_bytes: 0 };
+        let failed = |e| device_error(format_args!("kernel `{}` failed on the GPU", desc.name), e);
+        let stream = &self.gpu.stream;
+        self.launch_events.0.record(stream).map_err(failed)?;
+        driver::launch(stream, &self.kernels[k].function, &self.table, size, cfg).map_err(failed)?;
+        self.launch_events.1.record(stream).map_err(failed)?;
+        stream.synchronize().map_err(failed)?;
+        let ms = self.launch_events.0.elapsed_ms(&self.launch_events.1).map_err(failed)?;
+        let bits = match desc.reduction {
+            None => 0,
+            Some((_, ty)) => {
+                let slot = self.read(&self.table, 8, self.reduction_slot as u64, 1)?[0];
+                // 32-bit results (and bools) live in the slot's low 4 bytes.
+                if ty.size() <= 4 {
+                    irgc_runtime::eval::normalize(ty, slot & 0xFFFF_FFFF)
+                } else {
+                    slot
+                }
+            }
+        };
+        Ok(Launched { bits, seconds: ms as f64 / 1e3 })
+    }
+
+    fn begin_compute(&mut self) -> Result<(), RunError> {
+        self.compute_events.0.record(&self.gpu.stream).map_err(|e| device_error("cannot record a CUDA event", e))
+    }
+
+    fn end_compute(&mut self) -> Result<Option<Duration>, RunError> {
+        let failed = |e| device_error("cannot time the run on the GPU", e);
+        self.compute_events.1.record(&self.gpu.stream).map_err(failed)?;
+        self.gpu.stream.synchronize().map_err(failed)?;
+        let ms = self.compute_events.0.elapsed_ms(&self.compute_events.1).map_err(failed)?;
+        Ok(Some(Duration::from_secs_f64(ms.max(0.0) as f64 / 1e3)))
+    }
+}

@@ -1,0 +1,135 @@
+//! The raw driver calls that cudarc's safe API does not cover, and the one module of the crate allowed `unsafe`.
+//!
+//! Every function here checks what makes its driver call sound (the byte range lies within the buffer, the
+//! alignment the call needs), so callers stay in safe code. Kernel launches are the exception that cannot be
+//! checked here: a kernel dereferences the pointers in its context table. Their soundness rests on the invariant
+//! the rest of the crate keeps, as on the CPU: the table is the interpreter's context (`irgc_runtime::context`),
+//! built from this device's own live buffers, uploaded in full before the first launch and kept in step before
+//! every launch (`slots.rs`), and the PTX implements the kernel ABI of `irgc-artifact` (each kernel's entry takes
+//! that table and an iteration count).
+
+use cudarc::driver::{sys, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg};
+
+/// A device buffer: bytes in GPU memory, allocated in whole 8-byte words, and its address as kernels see it.
+pub struct GpuBuffer {
+    slice: CudaSlice<u8>,
+    addr: u64,
+}
+
+impl GpuBuffer {
+    /// Wraps `slice`, taking its device address.
+    pub fn new(slice: CudaSlice<u8>, stream: &CudaStream) -> GpuBuffer {
+        let addr = {
+            let (ptr, _record) = slice.device_ptr(stream);
+            ptr
+        };
+        GpuBuffer { addr, slice }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.slice.len()
+    }
+
+    pub fn slice(&self) -> &CudaSlice<u8> {
+        &self.slice
+    }
+
+    pub fn slice_mut(&mut self) -> &mut CudaSlice<u8> {
+        &mut self.slice
+    }
+}
+
+impl irgc_runtime::DeviceBuffer for GpuBuffer {
+    fn address(&self) -> u64 {
+        self.addr
+    }
+}
+
+/// Whether the driver library (`libcuda.so`) can be loaded. Checked before anything else: cudarc panics when it
+/// needs the library and it is missing.
+pub fn driver_present() -> bool {
+    // SAFETY: this only tries to load the library (running its initialisers, as every CUDA program does) and
+    // drops it again; no Rust state is involved.
+    unsafe { sys::is_culib_present() }
+}
+
+fn check_range(buf: &GpuBuffer, offset: usize, bytes: usize) -> Result<(), DriverError> {
+    match offset.checked_add(bytes) {
+        Some(end) if end <= buf.bytes() => Ok(()),
+        _ => Err(DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE)),
+    }
+}
+
+/// Sets bytes `offset..offset + bytes` of `buf` to `value`, in stream order.
+pub fn memset_d8(
+    stream: &CudaStream,
+    buf: &mut GpuBuffer,
+    offset: usize,
+    bytes: usize,
+    value: u8,
+) -> Result<(), DriverError> {
+    check_range(buf, offset, bytes)?;
+    stream.context().bind_to_thread()?;
+    // SAFETY: the range lies within `buf`'s allocation (checked above), which lives until after the call returns;
+    // stream order keeps it alive for the operation itself (buffers are freed in stream order too).
+    unsafe { cudarc::driver::result::memset_d8_async(buf.addr + offset as u64, value, bytes, stream.cu_stream()) }
+}
+
+/// Sets `count` 4-byte words of `buf` from byte `offset` (a multiple of 4) to `value`, in stream order.
+pub fn memset_d32(
+    stream: &CudaStream,
+    buf: &mut GpuBuffer,
+    offset: usize,
+    count: usize,
+    value: u32,
+) -> Result<(), DriverError> {
+    if offset & 3 != 0 {
+        return Err(DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE));
+    }
+    check_range(buf, offset, count.checked_mul(4).ok_or(DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE))?)?;
+    stream.context().bind_to_thread()?;
+    // SAFETY: as for `memset_d8`; the address is 4-byte aligned (allocations are 256-byte aligned, `offset` is a
+    // multiple of 4), as `cuMemsetD32` requires.
+    unsafe { sys::cuMemsetD32Async(buf.addr + offset as u64, value, count, stream.cu_stream()).result() }
+}
+
+/// Copies bytes `src..src + bytes` of `buf` to `dst..dst + bytes`, in stream order; the ranges must not overlap.
+pub fn copy_within(
+    stream: &CudaStream,
+    buf: &mut GpuBuffer,
+    src: usize,
+    dst: usize,
+    bytes: usize,
+) -> Result<(), DriverError> {
+    check_range(buf, src, bytes)?;
+    check_range(buf, dst, bytes)?;
+    if src < dst + bytes && dst < src + bytes {
+        return Err(DriverError(sys::cudaError_enum::CUDA_ERROR_INVALID_VALUE));
+    }
+    stream.context().bind_to_thread()?;
+    // SAFETY: both ranges lie within `buf` and do not overlap (checked above).
+    unsafe {
+        cudarc::driver::result::memcpy_dtod_async(
+            buf.addr + dst as u64,
+            buf.addr + src as u64,
+            bytes,
+            stream.cu_stream(),
+        )
+    }
+}
+
+/// Launches `f(ctx, size)` on `stream` with the shape `cfg` (asynchronously: errors of the kernel itself show at
+/// the next synchronisation). See the module documentation for why this is sound.
+pub fn launch(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    ctx: &GpuBuffer,
+    size: i64,
+    cfg: LaunchConfig,
+) -> Result<(), DriverError> {
+    let mut args = stream.launch_builder(f);
+    args.arg(&ctx.slice).arg(&size);
+    // SAFETY: the entry's parameters are `(u64 ctx, i64 size)` (the PTX kernel ABI), matching the two arguments;
+    // `ctx` holds the interpreter's context over live buffers of this device (module documentation).
+    unsafe { args.launch(cfg) }.map(|_| ())
+}

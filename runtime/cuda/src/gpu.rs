@@ -1,0 +1,77 @@
+//! Opening a GPU: the driver check, the context and stream, and what the rest needs to know of the device.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use cudarc::driver::{sys::CUdevice_attribute, CudaContext, CudaStream};
+
+use crate::arch::arch_for;
+use crate::driver::driver_present;
+use crate::error::{describe, CudaError};
+
+/// An opened GPU: its primary context and the stream everything runs on, in order.
+pub struct Gpu {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    /// The device's name, e.g. "NVIDIA H100 80GB HBM3".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sms: u32,
+    /// Bytes of device memory, in all and free when opened.
+    pub total_memory: u64,
+    pub free_memory: u64,
+}
+
+impl Gpu {
+    /// Opens GPU `ordinal`. Fails with [`CudaError::NoDriver`] when there is no driver library (without touching
+    /// cudarc, which would panic), and with [`CudaError::NoDevice`] when the driver has no usable GPU.
+    pub fn open(ordinal: usize) -> Result<Gpu, CudaError> {
+        if !driver_present() {
+            return Err(CudaError::NoDriver);
+        }
+        // cudarc resolves driver functions lazily and panics on one the driver lacks (an old driver): report that
+        // as an error like the rest rather than a crash.
+        let opened = catch_unwind(AssertUnwindSafe(|| Gpu::open_unguarded(ordinal)));
+        opened.unwrap_or_else(|_| {
+            Err(CudaError::NoDevice(
+                "the driver library lacks a function irgc needs (a driver older than CUDA 12.8?)".to_string(),
+            ))
+        })
+    }
+
+    fn open_unguarded(ordinal: usize) -> Result<Gpu, CudaError> {
+        let ctx =
+            CudaContext::new(ordinal).map_err(|e| CudaError::NoDevice(format!("GPU {ordinal}: {}", describe(&e))))?;
+        let query = |what: &str, r: Result<i32, cudarc::driver::DriverError>| {
+            r.map_err(|e| CudaError::driver(format!("cannot query the GPU's {what}"), e))
+        };
+        let name = ctx.name().map_err(|e| CudaError::driver("cannot query the GPU's name", e))?;
+        let capability =
+            ctx.compute_capability().map_err(|e| CudaError::driver("cannot query the GPU's compute capability", e))?;
+        let sms =
+            query("multiprocessor count", ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))?;
+        let (free, total) = ctx.mem_get_info().map_err(|e| CudaError::driver("cannot query the GPU's memory", e))?;
+        let stream = ctx.default_stream();
+        Ok(Gpu {
+            ctx,
+            stream,
+            name,
+            capability,
+            sms: sms.max(1) as u32,
+            total_memory: total as u64,
+            free_memory: free as u64,
+        })
+    }
+
+    /// The PTX target for this GPU (see [`arch_for`]).
+    pub fn arch(&self) -> Result<String, CudaError> {
+        arch_for(self.capability.0, self.capability.1).map_err(CudaError::Unsupported)
+    }
+
+    /// Bytes of device memory free now.
+    pub fn free_memory_now(&self) -> Option<u64> {
+        self.ctx.mem_get_info().ok().map(|(free, _)| free as u64)
+    }
+}

@@ -1,0 +1,38 @@
+//! The irgc CUDA runtime: runs a compiled program's host plan on an NVIDIA GPU, with the kernels the PTX backend
+//! (`irgc-backend-ptx`) produced.
+//!
+//! The plan interpreter, the worklist protocol and the statistics are `irgc-runtime`'s, shared with the CPU; this
+//! crate is the [`irgc_runtime::Device`] for a GPU ([`CudaDevice`]): device buffers, the kernel context table in
+//! device memory (the changed slots copied before each launch, `slots.rs`), launch shapes (`shape.rs`), fills
+//! with the driver's memsets (`pack.rs`), reductions through the context's reduction slot, and CUDA-event timing.
+//!
+//! The driver library is loaded at run time (cudarc's `dynamic-loading`), so one binary builds without CUDA and
+//! runs wherever a driver is; [`Gpu::open`] says clearly when there is none. A run:
+//!
+//! ```text
+//! let gpu = Gpu::open(0)?;                                  // CudaError::NoDriver without libcuda.so
+//! let ptx = irgc_backend_ptx::compile(&module, &Options { arch: gpu.arch()? })?.ptx;
+//! let mut dev = CudaDevice::load(gpu, &ptx, &artifact, None)?;
+//! let run = irgc_runtime::run_on(&mut dev, request)?;
+//! ```
+//!
+//! `unsafe` is confined to `driver.rs`, which documents why each use is sound.
+
+mod arch;
+mod device;
+#[allow(unsafe_code)] // The raw driver calls; see the module documentation.
+mod driver;
+mod error;
+mod gpu;
+mod pack;
+mod shape;
+mod slots;
+
+pub use arch::arch_for;
+pub use device::{CudaDevice, Transfers};
+pub use driver::{driver_present, GpuBuffer};
+pub use error::{describe, CudaError};
+pub use gpu::Gpu;
+pub use pack::{fill_plan, pack, unpack, Fill};
+pub use shape::{block_threads, launch_shape, LaunchShape, FORALL_BLOCK};
+pub use slots::{SlotTable, Upload};

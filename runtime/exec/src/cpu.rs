@@ -1,0 +1,121 @@
+//! The CPU as a [`Device`]: word buffers in host memory ([`Buffer`]) and kernels from a [`CpuKernels`]
+//! implementation, run in parallel chunks on a rayon pool with their partial reductions combined.
+//!
+//! This is the one module of the crate allowed `unsafe`: it calls [`CpuKernels::run`] and
+//! [`CpuKernels::space_size`], whose contract is that the context was built by this runtime for this program. It
+//! is: the interpreter builds the context from its own [`Memory`](crate::memory::Memory) of [`Buffer`]s allocated
+//! here, which outlive every launch and never move, keeps every pointer slot in step with the buffers
+//! (`context::sync_worklist` after every swap), and passes iteration ranges within the space size it computed for
+//! that very context.
+
+use irgc_artifact::{reduce_combine, reduce_identity, KernelDesc, ReduceOp, ScalarType};
+use rayon::prelude::*;
+
+use crate::device::{Device, Launched};
+use crate::error::RunError;
+use crate::memory::{available_memory, Buffer};
+use crate::plan::timed;
+use crate::{CpuKernels, RunOptions};
+
+/// The smallest chunk of iterations handed to one task: below it, scheduling costs more than the work.
+pub const MIN_CHUNK: u64 = 256;
+
+/// The CPU: host memory and the kernels of the CPU backend.
+pub struct CpuDevice<'a> {
+    kernels: &'a dyn CpuKernels,
+    pool: rayon::ThreadPool,
+    memory_limit: Option<u64>,
+}
+
+impl<'a> CpuDevice<'a> {
+    /// A CPU device running `kernels` with `options.threads` workers, within `options.memory_limit` bytes (what
+    /// the machine reports as available when `None`).
+    pub fn new(kernels: &'a dyn CpuKernels, options: &RunOptions) -> Result<CpuDevice<'a>, RunError> {
+        let mut builder = rayon::ThreadPoolBuilder::new();
+        if let Some(t) = options.threads {
+            builder = builder.num_threads(t);
+        }
+        let pool = builder
+            .build()
+            .map_err(|e| RunError::Threads { threads: options.threads.unwrap_or(0), msg: e.to_string() })?;
+        Ok(CpuDevice { kernels, pool, memory_limit: options.memory_limit.or_else(available_memory) })
+    }
+
+    /// Worker threads.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+}
+
+impl Device for CpuDevice<'_> {
+    type Buffer = Buffer;
+
+    fn memory_limit(&self) -> Option<u64> {
+        self.memory_limit
+    }
+
+    fn alloc_zeroed(&mut self, _what: &str, len: u64, elem_size: usize) -> Result<Buffer, RunError> {
+        Ok(Buffer::zeroed(len, elem_size))
+    }
+
+    fn alloc_from(&mut self, _what: &str, elems: &[u64], elem_size: usize) -> Result<Buffer, RunError> {
+        Ok(Buffer::from_elems(elems, elem_size))
+    }
+
+    fn read(&self, buf: &Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {
+        if len == 1 {
+            return Ok(vec![buf.load(elem_size, start)]);
+        }
+        let (start, len) = (start as usize, len as usize);
+        Ok((start..start + len).into_par_iter().with_min_len(1 << 14).map(|i| buf.load(elem_size, i as u64)).collect())
+    }
+
+    fn write(&mut self, buf: &mut Buffer, elem_size: usize, start: u64, elems: &[u64]) -> Result<(), RunError> {
+        for (i, &v) in (start..).zip(elems) {
+            buf.store(elem_size, i, v);
+        }
+        Ok(())
+    }
+
+    fn fill(&mut self, buf: &mut Buffer, elem_size: usize, _len: u64, bits: u64) -> Result<(), RunError> {
+        // The whole buffer: the padding after the last element is never read, so filling it too costs nothing.
+        buf.fill(elem_size, bits);
+        Ok(())
+    }
+
+    fn space_size(&self, k: usize, ctx: &[u64]) -> Option<u64> {
+        // SAFETY: `ctx` was built by the interpreter for this program's layout and memory (module documentation).
+        Some(unsafe { self.kernels.space_size(k, ctx) })
+    }
+
+    fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
+        let (kernels, pool) = (self.kernels, &self.pool);
+        let (bits, seconds) = timed(|| run_space(kernels, pool, k, ctx, size, desc.reduction));
+        Ok(Launched { bits, seconds })
+    }
+}
+
+/// Runs iterations `0..size` of kernel `k` in parallel chunks on `pool`, combining partial reductions.
+fn run_space(
+    kernels: &dyn CpuKernels,
+    pool: &rayon::ThreadPool,
+    k: usize,
+    ctx: &[u64],
+    size: u64,
+    reduction: Option<(ReduceOp, ScalarType)>,
+) -> u64 {
+    let (op, ty) = reduction.unwrap_or((ReduceOp::Any, ScalarType::Bool));
+    let identity = reduce_identity(op, ty);
+    if size == 0 {
+        return identity;
+    }
+    let threads = pool.current_num_threads() as u64;
+    let chunk = (size / (threads * 8)).max(MIN_CHUNK);
+    let chunks = size.div_ceil(chunk);
+    // SAFETY: see the module documentation; `lo..hi` lies within the space size computed for `ctx`.
+    let run = |c: u64| unsafe { kernels.run(k, ctx, c * chunk, ((c + 1) * chunk).min(size)) };
+    if chunks == 1 {
+        return reduce_combine(op, ty, identity, run(0));
+    }
+    pool.install(|| (0..chunks).into_par_iter().map(run).reduce(|| identity, |a, b| reduce_combine(op, ty, a, b)))
+}

@@ -1,0 +1,86 @@
+//! The device abstraction: what the plan interpreter needs of the machine that holds the program's memory and
+//! runs its kernels.
+//!
+//! The interpreter (`plan.rs`, `launch.rs`) owns everything that is the same on every machine: the host locals,
+//! the kernel context (a host copy of the slot table), worklist counts and buffer roles, the push/retry/overflow
+//! protocol, launch limits and statistics. A [`Device`] only moves bytes and runs kernels, so the protocol is
+//! written once and a new backend cannot get it subtly different. Two implementations exist: the CPU
+//! ([`crate::cpu::CpuDevice`], host memory and Cranelift kernels) and CUDA (`irgc-cuda`, device memory and PTX
+//! kernels).
+//!
+//! Buffers hold packed little-endian elements of 1, 4 or 8 bytes (the kernel ABI of `irgc-artifact`), always
+//! allocated in whole 8-byte words; every element-level operation says the element size. Values travel as `u64`
+//! bits, zero-extended.
+
+use std::time::Duration;
+
+use irgc_artifact::KernelDesc;
+
+use crate::error::RunError;
+
+/// A buffer in a device's memory.
+pub trait DeviceBuffer {
+    /// The address kernels see (what goes into a pointer slot of the context). It never changes while the buffer
+    /// lives, so the context can be built once.
+    fn address(&self) -> u64;
+}
+
+/// What one kernel launch gave back.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Launched {
+    /// The reduction's bits (the identity when the space was empty); ignored for kernels without a reduction.
+    pub bits: u64,
+    /// How long the kernel ran, as the device measures it.
+    pub seconds: f64,
+}
+
+/// A machine that holds a program's memory and runs its kernels. See the module documentation for the split of
+/// work between the interpreter and the device.
+pub trait Device {
+    type Buffer: DeviceBuffer;
+
+    /// How messages call this device's memory ("memory", "GPU memory").
+    fn memory_name(&self) -> &'static str {
+        "memory"
+    }
+
+    /// Bytes the run may allocate in all; `None` for no limit beyond the per-array cap.
+    fn memory_limit(&self) -> Option<u64>;
+
+    /// A zeroed buffer for `len` elements of `elem_size` bytes; `what` names it in errors.
+    fn alloc_zeroed(&mut self, what: &str, len: u64, elem_size: usize) -> Result<Self::Buffer, RunError>;
+
+    /// A buffer holding `elems` (each value's low `elem_size` bytes); `what` names it in errors.
+    fn alloc_from(&mut self, what: &str, elems: &[u64], elem_size: usize) -> Result<Self::Buffer, RunError>;
+
+    /// Elements `start..start + len`, zero-extended. Called between launches only.
+    fn read(&self, buf: &Self::Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError>;
+
+    /// Stores `elems` at elements `start..` (each value's low `elem_size` bytes). Called between launches only.
+    fn write(&mut self, buf: &mut Self::Buffer, elem_size: usize, start: u64, elems: &[u64]) -> Result<(), RunError>;
+
+    /// Sets elements `0..len` to `bits`.
+    fn fill(&mut self, buf: &mut Self::Buffer, elem_size: usize, len: u64, bits: u64) -> Result<(), RunError>;
+
+    /// The size of a `Range` or `Tiles` space of kernel `k` if the device's kernels compute it themselves from the
+    /// context (the CPU backend's size functions); `None` makes the interpreter evaluate the kernel's
+    /// [`bounds`](KernelDesc::bounds) on the host.
+    fn space_size(&self, _k: usize, _ctx: &[u64]) -> Option<u64> {
+        None
+    }
+
+    /// Runs iterations `0..size` of kernel `k` (described by `desc`) with the context `ctx` (the interpreter's
+    /// current slot table; the device makes its kernels see exactly these values) and waits for it to finish.
+    fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError>;
+
+    /// Marks the start of the plan, for [`Device::end_compute`].
+    fn begin_compute(&mut self) -> Result<(), RunError> {
+        Ok(())
+    }
+
+    /// Marks the end of the plan (waiting for the device to finish) and returns how long the device measured it
+    /// took, or `None` to let the interpreter use the host's wall clock.
+    fn end_compute(&mut self) -> Result<Option<Duration>, RunError> {
+        Ok(None)
+    }
+}
