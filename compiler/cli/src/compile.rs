@@ -1,47 +1,104 @@
-//! `irgc compile`: run the front end and emit one stage (the AST or the IR) to stdout or a file.
+//! `irgc compile`: run the compiler and write its result — by default the GPU kernels (`X.ptx`) and the artifact
+//! the runtime needs beside them (`X.artifact.json`: kernel signatures, the context layout, the host plan) — or
+//! print one stage (`--emit ast|ir|llvm|ptx|artifact`).
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Emit {
     /// The syntax tree exactly as parsed, with byte spans.
     Ast,
     /// The typed intermediate representation, after validation.
     Ir,
+    /// The LLVM IR of the GPU kernels, before optimisation.
+    Llvm,
+    /// The PTX of the GPU kernels.
+    Ptx,
+    /// The runtime artifact (JSON): kernel signatures and spaces, worklist effects, the host plan.
+    Artifact,
 }
 
 #[derive(Args)]
 pub struct CompileArgs {
     /// The program (.irg).
     file: PathBuf,
-    /// Which stage to emit.
+    /// Print one stage instead of writing X.ptx and X.artifact.json.
     #[arg(long, value_enum)]
-    emit: Emit,
-    /// Write to this file instead of standard output.
+    emit: Option<Emit>,
+    /// Write to this file (with --emit), or name the .ptx file (the artifact goes beside it).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// GPU architecture for PTX.
+    #[arg(long, default_value = "sm_80", value_parser = clap::builder::PossibleValuesParser::new(irgc_backend_ptx::ARCHS))]
+    arch: String,
+    /// Print how long each stage took.
+    #[arg(long)]
+    time: bool,
 }
 
 pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
+    let start = Instant::now();
     let Some(c) = crate::check::front(&args.file, color) else {
         return Ok(ExitCode::FAILURE);
     };
-    let text = match args.emit {
-        Emit::Ast => match c.files.first() {
-            Some((_, ast)) if !c.has_errors() => irgc_front::syntax::print::print_ast(ast),
-            _ => return Ok(ExitCode::FAILURE),
-        },
-        Emit::Ir => match &c.module {
-            Some(m) => irgc_front::ir::print::print_module(m),
-            None => return Ok(ExitCode::FAILURE),
-        },
+    if c.has_errors() {
+        return Ok(ExitCode::FAILURE);
+    }
+    let front_ms = start.elapsed().as_secs_f64() * 1e3;
+    let module = c.module.as_ref().ok_or_else(|| anyhow!("the front end produced no module"))?;
+    let ptx = |what: &str| -> Result<irgc_backend_ptx::PtxOutput> {
+        let options = irgc_backend_ptx::Options { arch: args.arch.clone() };
+        irgc_backend_ptx::compile(module, &options).map_err(|e| anyhow!("the PTX backend failed ({what}): {e}"))
+    };
+    let artifact_json = || -> Result<String> {
+        let artifact = crate::backend::lower(module);
+        Ok(serde_json::to_string_pretty(&artifact)? + "\n")
+    };
+    let Some(emit) = args.emit else {
+        let out = ptx("kernels")?;
+        let ptx_path = args.output.clone().unwrap_or_else(|| args.file.with_extension("ptx"));
+        let artifact_path = artifact_path(&ptx_path);
+        write(&ptx_path, &out.ptx)?;
+        write(&artifact_path, &artifact_json()?)?;
+        println!(
+            "wrote {} ({} kernels, {}) and {}",
+            ptx_path.display(),
+            out.kernels.len(),
+            args.arch,
+            artifact_path.display()
+        );
+        if args.time {
+            let total = start.elapsed().as_secs_f64() * 1e3;
+            println!("front end {front_ms:.2} ms, total {total:.2} ms");
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let text = match emit {
+        Emit::Ast => irgc_front::syntax::print::print_ast(&c.files[0].1),
+        Emit::Ir => irgc_front::ir::print::print_module(module),
+        Emit::Llvm => ptx("LLVM IR")?.llvm_ir,
+        Emit::Ptx => ptx("PTX")?.ptx,
+        Emit::Artifact => artifact_json()?,
     };
     match &args.output {
-        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => write(path, &text)?,
         None => print!("{text}"),
     }
+    if args.time {
+        eprintln!("front end {front_ms:.2} ms, total {:.2} ms", start.elapsed().as_secs_f64() * 1e3);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `X.ptx` → `X.artifact.json`.
+fn artifact_path(ptx: &Path) -> PathBuf {
+    ptx.with_extension("artifact.json")
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

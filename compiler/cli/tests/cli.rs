@@ -169,11 +169,13 @@ fn unknown_option_is_a_usage_error() {
 
 #[test]
 fn bad_emit_value_and_missing_arguments_are_usage_errors() {
-    let o = irgc(&["compile", "programs/cc/rem.irg", "--emit", "llvm"]);
+    let o = irgc(&["compile", "programs/cc/rem.irg", "--emit", "spirv"]);
     assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("invalid value 'llvm'"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("invalid value 'spirv'"), "{}", stderr(&o));
+    let o = irgc(&["compile", "programs/cc/rem.irg", "--arch", "sm_100", "--emit", "ptx"]);
+    assert_eq!(code(&o), 2, "unsupported GPU architectures are refused");
     assert_eq!(code(&irgc(&["check"])), 2, "check needs at least one file");
-    assert_eq!(code(&irgc(&["compile", "programs/cc/rem.irg"])), 2, "compile needs --emit");
+    assert_eq!(code(&irgc(&["compile"])), 2, "compile needs a file");
     assert_eq!(code(&irgc(&[])), 2, "a subcommand is required");
 }
 
@@ -219,4 +221,26 @@ fn version_is_printed() {
     let o = irgc(&["--version"]);
     assert_eq!(code(&o), 0);
     assert!(stdout(&o).starts_with("irgc "), "{}", stdout(&o));
+}
+
+#[test]
+fn compile_writes_ptx_and_the_artifact_beside_it() {
+    let dir = std::env::temp_dir().join(format!("irgc-compile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join("rem.ptx");
+    let o = irgc(&["compile", "programs/cc/rem.irg", "-o", ptx.to_str().unwrap(), "--arch", "sm_90"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    for k in ["init", "unite", "compress"] {
+        assert!(text.contains(&format!(".entry {k}(")), "kernel {k} missing from the PTX");
+    }
+    assert!(text.contains(".target sm_90"));
+    let artifact = std::fs::read_to_string(dir.join("rem.artifact.json")).unwrap();
+    assert!(artifact.contains("\"name\": \"unite\""), "{artifact}");
+    std::fs::remove_dir_all(&dir).ok();
+    for stage in ["llvm", "ptx", "artifact"] {
+        let o = irgc(&["compile", "programs/bfs/bfs_worklist.irg", "--emit", stage]);
+        assert_eq!(code(&o), 0, "--emit {stage}: {}", stderr(&o));
+        assert!(!o.stdout.is_empty());
+    }
 }
