@@ -20,6 +20,12 @@ pub struct GraphArgs {
     /// Add the reverse of every edge (self loops and duplicates are then dropped too).
     #[arg(long)]
     pub symmetrize: bool,
+    /// Drop edges from a node to itself.
+    #[arg(long)]
+    pub drop_self_loops: bool,
+    /// Keep one edge per (source, destination) pair: the first in the file.
+    #[arg(long)]
+    pub dedupe: bool,
     /// The input format (default: from the file name, then the content): mtx, dimacs, pace, metis, edgelist, ldbc,
     /// galois.
     #[arg(long, value_name = "F")]
@@ -139,10 +145,10 @@ pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
     let name = path.file_name().map_or(spec.to_string(), |n| n.to_string_lossy().into_owned());
     let opts = LoadOptions {
         format: args.format,
-        build: if args.symmetrize {
-            BuildOptions { symmetrize: true, drop_self_loops: true, dedupe: true }
-        } else {
-            BuildOptions::default()
+        build: BuildOptions {
+            symmetrize: args.symmetrize,
+            drop_self_loops: args.symmetrize || args.drop_self_loops,
+            dedupe: args.symmetrize || args.dedupe,
         },
         weights: args.weights.unwrap_or_default(),
     };

@@ -178,7 +178,11 @@ fn run_errors_are_clear() {
     let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", fla.to_str().unwrap(), "--param", "source=0"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("no node 0"), "{err}");
+    assert!(err.contains("no node 0") && err.contains("source=#0"), "{err}");
+    // `#i` names a node by its position, whatever the file calls it: here the node written as 1.
+    let astro = data("astro-ph.graph.xz");
+    let by_position = run_verified("programs/bfs/bfs_worklist.irg", astro.to_str().unwrap(), &["--param", "source=#0"]);
+    assert!(by_position.contains("from node 1"), "{by_position}");
     let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", "/nonexistent/g.mtx"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/g.mtx"));

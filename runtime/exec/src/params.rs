@@ -81,13 +81,23 @@ pub fn parse_param(p: &ParamDesc, graph: &Csr, text: &str) -> Result<u64, RunErr
             Ok(e as u64)
         }
         ScalarType::Node => {
+            // `#i`: the node at position i (0-based) in the graph, whatever the file calls it.
+            if let Some(index) = t.strip_prefix('#') {
+                let n = graph.num_nodes() as i128;
+                return match parse_int(index) {
+                    Some(i) if (0..n).contains(&i) => Ok(i as u64),
+                    _ => Err(bad(&format!("a node position #0 to #{} after `#`", n - 1))),
+                };
+            }
             let label =
                 parse_int(t).filter(|&v| v >= 0).ok_or_else(|| bad("a node id as written in the graph file"))?;
             node_of_label(graph, label as u64).ok_or_else(|| {
                 RunError::Param(format!(
-                    "param `{}`: the graph has no node {label} (node ids are those of the input file{})",
+                    "param `{}`: the graph has no node {label} (node ids are those of the input file{}; \
+                     write `{}=#{label}` for the node at position {label} counting from 0)",
                     p.name,
-                    describe_labels(graph)
+                    describe_labels(graph),
+                    p.name
                 ))
             })
         }
