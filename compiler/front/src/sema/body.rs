@@ -1820,6 +1820,22 @@ impl<'s> BodyLowerer<'s> {
         Some((ha, hb, t))
     }
 
+    /// Lowers a 1-D or 2-D range space, with the type of each dimension (`None` for other spaces or on error).
+    fn range_space(&mut self, space: &ast::Space) -> Option<(Space, Vec<Scalar>)> {
+        match space {
+            ast::Space::Range(a, b) => {
+                let (a, b, t) = self.range(a, b)?;
+                Some((Space::Range(a, b), vec![t]))
+            }
+            ast::Space::Range2([(a, b), (c, d)]) => {
+                let (a, b, t1) = self.range(a, b)?;
+                let (c, d, t2) = self.range(c, d)?;
+                Some((Space::Range2([(a, b), (c, d)]), vec![t1, t2]))
+            }
+            ast::Space::Expr(_) => None,
+        }
+    }
+
     /// Resolves `G.nodes`, `G.edges`, `G.edges(n)` and worklist names.
     fn named_space(&mut self, e: &ast::Expr) -> Option<Space> {
         match &e.kind {
@@ -1977,15 +1993,10 @@ impl<'s> BodyLowerer<'s> {
             return;
         }
         let (sp, tys) = match space {
-            ast::Space::Range(a, b) => match self.range(a, b) {
-                Some((a, b, t)) => (Space::Range(a, b), vec![t]),
+            ast::Space::Range(..) | ast::Space::Range2(..) => match self.range_space(space) {
+                Some(r) => r,
                 None => return,
             },
-            ast::Space::Range2([(a, b), (c, d)]) => {
-                let Some((a, b, t1)) = self.range(a, b) else { return };
-                let Some((c, d, t2)) = self.range(c, d) else { return };
-                (Space::Range2([(a, b), (c, d)]), vec![t1, t2])
-            }
             ast::Space::Expr(e) => {
                 let Some(sp) = self.named_space(e) else { return };
                 let t = match &sp {
@@ -2045,15 +2056,10 @@ impl<'s> BodyLowerer<'s> {
             return;
         }
         let (tile_space, tile_tys) = match tiles {
-            ast::Space::Range(a, b) => match self.range(a, b) {
-                Some((a, b, t)) => (Space::Range(a, b), vec![t]),
+            ast::Space::Range(..) | ast::Space::Range2(..) => match self.range_space(tiles) {
+                Some(r) => r,
                 None => return,
             },
-            ast::Space::Range2([(a, b), (c, d)]) => {
-                let Some((a, b, t1)) = self.range(a, b) else { return };
-                let Some((c, d, t2)) = self.range(c, d) else { return };
-                (Space::Range2([(a, b), (c, d)]), vec![t1, t2])
-            }
             ast::Space::Expr(e) => {
                 self.error(
                     Diagnostic::error(e.span, "tiles are numbered by ranges")
