@@ -318,7 +318,7 @@ impl Sema {
     }
 
     /// Declares the parameters of a function or kernel as the first locals of its body. A parameter whose type
-    /// fails still gets a (placeholder) local, so positions stay aligned; it is recorded in `bad_params` and its
+    /// fails still gets a stand-in local (typed i32), so positions stay aligned; it is recorded in `bad_params` and its
     /// uses are then dropped silently.
     fn signature_params(
         &mut self,
