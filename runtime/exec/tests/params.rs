@@ -49,8 +49,14 @@ fn explicit_labels_are_looked_up() {
     let err = resolve_params(&program(), &g, &given(&["source=3", "q=1"])).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "param `source`: the graph has no node 3 (node ids are those of the input file, which are sparse here)"
+        "param `source`: the graph has no node 3 (node ids are those of the input file, which are sparse here; \
+         write `source=#3` for the node at position 3 counting from 0)"
     );
+    // `#i` is a position, whatever the labels.
+    let v = resolve_params(&program(), &g, &given(&["source=#1", "q=1"])).unwrap();
+    assert_eq!(v[0], 1);
+    let err = resolve_params(&program(), &g, &given(&["source=#3", "q=1"])).unwrap_err();
+    assert_eq!(err.to_string(), "bad value `#3` for param `source`: expected a node position #0 to #2 after `#`");
 }
 
 #[test]
@@ -66,7 +72,8 @@ fn errors_name_the_param_and_what_is_accepted() {
     assert_eq!(msg(&["q=1", "H=fast"]), "bad value `fast` for param `H`: expected a number");
     assert_eq!(
         msg(&["q=1", "source=0"]),
-        "param `source`: the graph has no node 0 (node ids are those of the input file: 1 to 6)"
+        "param `source`: the graph has no node 0 (node ids are those of the input file: 1 to 6; \
+         write `source=#0` for the node at position 0 counting from 0)"
     );
     assert_eq!(
         msg(&["q=1", "e=8"]),
