@@ -36,7 +36,7 @@ pub struct RunArgs {
     /// `gen:rmat:scale=16`).
     #[arg(long, value_name = "FILE|gen:SPEC")]
     graph: String,
-    /// Set a param: NAME=VALUE (node ids as written in the graph file). Repeatable.
+    /// Set a param: NAME=VALUE (a node as written in the graph file, or `#i` for the node at position i). Repeatable.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
     /// Where kernels run.

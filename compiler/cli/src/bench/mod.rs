@@ -45,7 +45,7 @@ pub struct BenchArgs {
     /// Untimed runs before the timed ones (page faults, caches, thread start-up).
     #[arg(long, value_name = "W", default_value_t = 1)]
     warmup: u64,
-    /// Set a param: NAME=VALUE (node ids as written in the graph file). Repeatable. Each program gets the params
+    /// Set a param: NAME=VALUE (a node as written in the graph file, or `#i` by position). Repeatable. Each program gets the params
     /// it declares; a param that no program declares is an error (it is probably a typo).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
