@@ -207,16 +207,7 @@ impl Lower<'_, '_> {
                 }
                 StmtKind::For { var, start, end, body } => {
                     self.select_thread(thread_vars, None)?;
-                    let ty = self.expr_of(*start).ty;
-                    let lo = self.expr(*start)?;
-                    let lo = types::to_i64(&mut self.b, ty, lo);
-                    let hi = self.expr(*end)?;
-                    let hi = types::to_i64(&mut self.b, ty, hi);
-                    self.counted_loop(lo, hi, ty.is_signed(), true, |me, i| {
-                        let v = types::from_i64(&mut me.b, ty, i);
-                        me.write_local(*var, v);
-                        me.tile_block(thread_vars, body)
-                    })?;
+                    self.serial_for(*var, *start, *end, |me| me.tile_block(thread_vars, body))?;
                 }
                 StmtKind::Loop { body, continuing, break_if } => {
                     let (head, cont, exit) = (self.b.create_block(), self.b.create_block(), self.b.create_block());

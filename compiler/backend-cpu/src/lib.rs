@@ -41,7 +41,6 @@ mod lower;
 mod stmt;
 mod types;
 
-use irgc_artifact::Layout;
 use irgc_front::ir::Module;
 
 pub use call::CpuProgram;
@@ -60,35 +59,13 @@ pub enum CpuError {
     Cranelift(String),
 }
 
-/// The context layout of `module`'s kernels: the same as `irgc_artifact::Layout::of` gives for its artifact,
-/// since the artifact maps globals, worklists, params and kernels one to one.
-pub fn layout_of(module: &Module) -> Layout {
-    Layout {
-        globals: module.globals.len(),
-        worklists: module.worklists.len(),
-        params: module.params.len(),
-        max_args: module.kernels.iter().map(|(_, k)| k.params.len()).max().unwrap_or(0),
-    }
-}
+/// The context layout of `module`'s kernels (defined once, with the artifact lowering).
+pub use irgc_front::artifact::layout_of;
 
 /// Compiles every kernel (and the device functions they call) of `module` to native code.
 pub fn compile(module: &Module) -> Result<CpuProgram, CpuError> {
     codegen::compile(module)
 }
 
-/// The device `random(seed, i)`: a splitmix64-style hash of two `u64`s, with wrapping arithmetic:
-///
-/// ```text
-/// z = seed + 0x9E3779B97F4A7C15 * (i + 1)
-/// z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-/// z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-/// z ^ (z >> 31)
-/// ```
-///
-/// Every backend must produce exactly these values; the CPU backend's generated code is tested against this.
-pub fn random(seed: u64, i: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i.wrapping_add(1)));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+/// The device `random(seed, i)`, defined once for every backend and the host in [`irgc_artifact::random`].
+pub use irgc_artifact::random;

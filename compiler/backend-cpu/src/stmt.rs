@@ -8,7 +8,7 @@ use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types as t, AtomicRmwOp, Block, InstBuilder, Value};
 use irgc_artifact::WorklistSlot;
-use irgc_front::ir::{Arg, Handle, ReduceOp, Scalar, Statement, StmtKind, Worklist};
+use irgc_front::ir::{Arg, Expr, Handle, Local, ReduceOp, Scalar, Statement, StmtKind, Worklist};
 
 impl Lower<'_, '_> {
     pub fn block(&mut self, stmts: &[Statement]) -> Result<(), CpuError> {
@@ -75,18 +75,7 @@ impl Lower<'_, '_> {
                 }
                 self.b.switch_to_block(exit);
             }
-            StmtKind::For { var, start, end, body } => {
-                let ty = self.expr_of(*start).ty;
-                let lo = self.expr(*start)?;
-                let lo = types::to_i64(&mut self.b, ty, lo);
-                let hi = self.expr(*end)?;
-                let hi = types::to_i64(&mut self.b, ty, hi);
-                self.counted_loop(lo, hi, ty.is_signed(), true, |me, i| {
-                    let v = types::from_i64(&mut me.b, ty, i);
-                    me.write_local(*var, v);
-                    me.block(body)
-                })?;
-            }
+            StmtKind::For { var, start, end, body } => self.serial_for(*var, *start, *end, |me| me.block(body))?,
             StmtKind::ForAll { vars, space, body } => {
                 // A nested parallel loop runs sequentially within its thread.
                 let sp = self.prepare_space(space)?;
@@ -162,6 +151,26 @@ impl Lower<'_, '_> {
 
     /// Runs `body(i)` for `i` in `lo..hi` (`i64`s compared signed or unsigned). With `targets`, `break` and
     /// `continue` inside `body` leave or advance this loop; without, they may not cross it.
+    /// A sequential `for var in start..end`, its body lowered by `body` (the ordinary or the tile-phase lowering).
+    pub fn serial_for(
+        &mut self,
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        body: impl FnOnce(&mut Self) -> Result<(), CpuError>,
+    ) -> Result<(), CpuError> {
+        let ty = self.expr_of(start).ty;
+        let lo = self.expr(start)?;
+        let lo = types::to_i64(&mut self.b, ty, lo);
+        let hi = self.expr(end)?;
+        let hi = types::to_i64(&mut self.b, ty, hi);
+        self.counted_loop(lo, hi, ty.is_signed(), true, |me, i| {
+            let v = types::from_i64(&mut me.b, ty, i);
+            me.write_local(var, v);
+            body(me)
+        })
+    }
+
     pub fn counted_loop(
         &mut self,
         lo: Value,
@@ -255,7 +264,8 @@ impl Lower<'_, '_> {
 
     /// The identity of the kernel's reduction, as a value of its type.
     pub fn reduce_identity(&mut self, op: ReduceOp, ty: Scalar) -> Value {
-        let bits = irgc_artifact::reduce_identity(types::reduce_op(op), types::artifact(ty));
+        let bits =
+            irgc_artifact::reduce_identity(irgc_front::artifact::reduce_op(op), irgc_front::artifact::scalar(ty));
         types::constant(&mut self.b, ty, bits)
     }
 }

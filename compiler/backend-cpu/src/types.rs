@@ -2,7 +2,7 @@
 
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::FunctionBuilder;
-use irgc_front::ir::{ReduceOp, Scalar};
+use irgc_front::ir::Scalar;
 
 /// The Cranelift type a scalar lives in, in registers and in memory: `bool` is an `i8` holding 0 or 1 (what
 /// Cranelift's comparisons produce), ids are unsigned integers of their width.
@@ -19,33 +19,6 @@ pub(crate) fn clif(s: Scalar) -> Type {
 /// Bytes per element in memory.
 pub(crate) fn size(s: Scalar) -> i64 {
     i64::from(s.bits() / 8)
-}
-
-/// The artifact's name for an IR scalar type.
-pub(crate) fn artifact(s: Scalar) -> irgc_artifact::ScalarType {
-    use irgc_artifact::ScalarType as T;
-    match s {
-        Scalar::Bool => T::Bool,
-        Scalar::I32 => T::I32,
-        Scalar::U32 => T::U32,
-        Scalar::I64 => T::I64,
-        Scalar::U64 => T::U64,
-        Scalar::F32 => T::F32,
-        Scalar::F64 => T::F64,
-        Scalar::Node => T::Node,
-        Scalar::Edge => T::Edge,
-    }
-}
-
-pub(crate) fn reduce_op(op: ReduceOp) -> irgc_artifact::ReduceOp {
-    use irgc_artifact::ReduceOp as R;
-    match op {
-        ReduceOp::Any => R::Any,
-        ReduceOp::All => R::All,
-        ReduceOp::Sum => R::Sum,
-        ReduceOp::Min => R::Min,
-        ReduceOp::Max => R::Max,
-    }
 }
 
 /// A constant of type `s` from its ABI bits.

@@ -85,7 +85,6 @@ mod lower;
 mod stmt;
 mod types;
 
-use irgc_artifact::Layout;
 use irgc_front::ir::Module;
 
 /// The most threads per block a `forall` kernel may be launched with (its `.maxntid`).
@@ -146,17 +145,8 @@ impl From<inkwell::builder::BuilderError> for PtxError {
     }
 }
 
-/// The context layout of `module`'s kernels: the same as `irgc_artifact::Layout::of` gives for its artifact
-/// (and as `irgc_backend_cpu::layout_of`), since the artifact maps globals, worklists, params and kernels one to
-/// one.
-pub fn layout_of(module: &Module) -> Layout {
-    Layout {
-        globals: module.globals.len(),
-        worklists: module.worklists.len(),
-        params: module.params.len(),
-        max_args: module.kernels.iter().map(|(_, k)| k.params.len()).max().unwrap_or(0),
-    }
-}
+/// The context layout of `module`'s kernels (defined once, with the artifact lowering).
+pub use irgc_front::artifact::layout_of;
 
 /// Compiles every kernel of `module` (and the device functions they call) to one PTX module.
 pub fn compile(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {

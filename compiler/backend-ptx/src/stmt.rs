@@ -290,7 +290,8 @@ impl<'c> Lower<'c, '_> {
 
     /// The identity of a reduction, as a value of its type.
     pub fn reduce_identity(&self, op: ReduceOp, ty: Scalar) -> BasicValueEnum<'c> {
-        let bits = irgc_artifact::reduce_identity(types::reduce_op(op), types::artifact(ty));
+        let bits =
+            irgc_artifact::reduce_identity(irgc_front::artifact::reduce_op(op), irgc_front::artifact::scalar(ty));
         types::constant(self.c, ty, bits)
     }
 }

@@ -9,7 +9,7 @@ use crate::PtxError;
 use inkwell::context::Context;
 use inkwell::types::{BasicTypeEnum, IntType};
 use inkwell::values::{BasicValueEnum, IntValue};
-use irgc_front::ir::{ReduceOp, Scalar};
+use irgc_front::ir::Scalar;
 
 /// The register type of a scalar.
 pub(crate) fn reg(c: &Context, s: Scalar) -> BasicTypeEnum<'_> {
@@ -36,33 +36,6 @@ pub(crate) fn bits_int(c: &Context, s: Scalar) -> IntType<'_> {
         8 => c.i8_type(),
         32 => c.i32_type(),
         _ => c.i64_type(),
-    }
-}
-
-/// The artifact's name for an IR scalar type.
-pub(crate) fn artifact(s: Scalar) -> irgc_artifact::ScalarType {
-    use irgc_artifact::ScalarType as T;
-    match s {
-        Scalar::Bool => T::Bool,
-        Scalar::I32 => T::I32,
-        Scalar::U32 => T::U32,
-        Scalar::I64 => T::I64,
-        Scalar::U64 => T::U64,
-        Scalar::F32 => T::F32,
-        Scalar::F64 => T::F64,
-        Scalar::Node => T::Node,
-        Scalar::Edge => T::Edge,
-    }
-}
-
-pub(crate) fn reduce_op(op: ReduceOp) -> irgc_artifact::ReduceOp {
-    use irgc_artifact::ReduceOp as R;
-    match op {
-        ReduceOp::Any => R::Any,
-        ReduceOp::All => R::All,
-        ReduceOp::Sum => R::Sum,
-        ReduceOp::Min => R::Min,
-        ReduceOp::Max => R::Max,
     }
 }
 

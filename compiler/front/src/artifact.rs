@@ -67,6 +67,18 @@ pub fn lower(m: &Module) -> art::Artifact {
     }
 }
 
+/// The context layout of a module's kernels: the same as [`art::Layout::of`] gives for its artifact, since the
+/// artifact keeps globals, worklists, params and kernels in IR order. Backends index the context with it.
+pub fn layout_of(m: &Module) -> art::Layout {
+    art::Layout {
+        globals: m.globals.len(),
+        worklists: m.worklists.len(),
+        params: m.params.len(),
+        max_args: m.kernels.iter().map(|(_, k)| k.params.len()).max().unwrap_or(0),
+    }
+}
+
+/// The artifact's name for an IR scalar type.
 pub fn scalar(s: Scalar) -> art::ScalarType {
     match s {
         Scalar::Bool => art::ScalarType::Bool,
@@ -143,7 +155,7 @@ fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
     }
 }
 
-fn reduce_op(op: ir::ReduceOp) -> art::ReduceOp {
+pub fn reduce_op(op: ir::ReduceOp) -> art::ReduceOp {
     match op {
         ir::ReduceOp::Any => art::ReduceOp::Any,
         ir::ReduceOp::All => art::ReduceOp::All,

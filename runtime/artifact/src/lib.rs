@@ -428,6 +428,24 @@ impl Layout {
     }
 }
 
+/// The `random(seed, i)` built-in: a splitmix64-style hash of two `u64`s, with wrapping arithmetic:
+///
+/// ```text
+/// z = seed + 0x9E3779B97F4A7C15 * (i + 1)
+/// z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+/// z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+/// z ^ (z >> 31)
+/// ```
+///
+/// The host (plan interpreter) and every backend must produce exactly these values; the backends' generated
+/// code is tested against this function.
+pub fn random(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(i.wrapping_add(1)));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// The identity of a reduction in `ty`, as bits.
 pub fn reduce_identity(op: ReduceOp, ty: ScalarType) -> u64 {
     match op {

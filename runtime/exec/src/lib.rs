@@ -58,13 +58,8 @@ pub trait CpuKernels: Sync {
     unsafe fn run(&self, k: usize, ctx: &[u64], lo: u64, hi: u64) -> u64;
 }
 
-/// The `random(seed, i)` built-in: a splitmix64-style hash of two `u64`s, the same on the host and every backend.
-pub fn random(seed: u64, i: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9E3779B97F4A7C15u64.wrapping_mul(i.wrapping_add(1)));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-    z ^ (z >> 31)
-}
+/// The `random(seed, i)` built-in, defined once for the host and every backend.
+pub use irgc_artifact::random;
 
 /// The default `--max-launches`.
 pub const DEFAULT_MAX_LAUNCHES: u64 = 10_000_000;
