@@ -2,7 +2,8 @@
 //!
 //! The `--out` format is meant for people and for `diff`:
 //! - node outputs: one line per node, its label as written in the input file, then the value of each node output
-//!   in declaration order, separated by spaces; a value equal to its type's `inf` is written `inf`;
+//!   in declaration order, separated by spaces; a value equal to its type's `inf` means "no value" and is written
+//!   as a word ([`OutputData::absent`]): `unreached` for distances and levels, `unmatched` for mates, else `inf`;
 //! - dense (all-pairs) outputs: a line `u v d` per reachable pair, `u` and `v` labels, in row-major order, over the
 //!   top-left `num_nodes × num_nodes` block (programs may pad to a tile multiple); a value counts as unreached as
 //!   described at [`dense_unreached`];
@@ -13,7 +14,7 @@
 
 use std::io::{self, Write};
 
-use irgc_artifact::{Artifact, ScalarType};
+use irgc_artifact::{Artifact, CheckDesc, ScalarType};
 use irgc_graph::Csr;
 use serde::Serialize;
 
@@ -40,6 +41,8 @@ pub struct OutputData {
     pub name: String,
     pub elem: ScalarType,
     pub shape: OutputShape,
+    /// What a value equal to the type's `inf` is written as: the output's meaning decides (see [`absent_word`]).
+    pub absent: &'static str,
     /// One value per element, as normalized bits of `elem`.
     pub values: Vec<u64>,
 }
@@ -47,7 +50,17 @@ pub struct OutputData {
 impl OutputData {
     /// Element `i` formatted for people.
     pub fn show(&self, i: usize) -> String {
-        format_value(self.elem, self.values[i])
+        format_value(self.elem, self.values[i], self.absent)
+    }
+}
+
+/// The word for "no value" in an output checked as `check`: a BFS level or distance of `inf` means the node was
+/// not reached, a mate of `inf` that the node is unmatched; other outputs keep `inf`.
+pub fn absent_word(check: Option<&CheckDesc>) -> &'static str {
+    match check {
+        Some(CheckDesc::Bfs { .. } | CheckDesc::Sssp { .. } | CheckDesc::Apsp) => "unreached",
+        Some(CheckDesc::Matching) => "unmatched",
+        _ => "inf",
     }
 }
 
@@ -60,9 +73,10 @@ pub(crate) fn read_outputs<D: Device>(
     artifact
         .outputs
         .iter()
-        .filter_map(|o| mem.globals.get(o.global))
-        .map(|g| {
+        .filter_map(|o| mem.globals.get(o.global).map(|g| (o, g)))
+        .map(|(o, g)| {
             Ok(OutputData {
+                absent: absent_word(o.check.as_ref()),
                 name: g.name.clone(),
                 elem: g.elem,
                 shape: match g.shape {
@@ -76,11 +90,11 @@ pub(crate) fn read_outputs<D: Device>(
         .collect()
 }
 
-/// A value of type `ty` as text: `inf` for the type's largest value, floats in Rust's shortest round-trip form,
+/// A value of type `ty` as text: `absent` for the type's largest value, floats in Rust's shortest round-trip form,
 /// signed integers with their sign, bools as `true`/`false`.
-pub fn format_value(ty: ScalarType, bits: u64) -> String {
+pub fn format_value(ty: ScalarType, bits: u64, absent: &str) -> String {
     if ty != ScalarType::Bool && bits == ty.inf_bits() {
-        return "inf".to_string();
+        return absent.to_string();
     }
     match ty {
         ScalarType::Bool => (bits != 0).to_string(),
@@ -129,7 +143,7 @@ pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -
                     let bits = o.values[u * cols + v];
                     if !dense_unreached(o.elem, bits) {
                         let (lu, lv) = (graph.labels.label(u as u32), graph.labels.label(v as u32));
-                        writeln!(out, "{lu} {lv} {}", format_value(o.elem, bits))?;
+                        writeln!(out, "{lu} {lv} {}", format_value(o.elem, bits, o.absent))?;
                     }
                 }
             }

@@ -47,7 +47,7 @@ fn checked(check: CheckDesc, elem: T) -> Artifact {
 }
 
 fn node_out(elem: T, values: Vec<u64>) -> Vec<OutputData> {
-    vec![OutputData { name: "x".into(), elem, shape: OutputShape::Node, values }]
+    vec![OutputData { absent: "inf", name: "x".into(), elem, shape: OutputShape::Node, values }]
 }
 
 #[test]
@@ -112,6 +112,7 @@ fn apsp_reads_the_top_left_block_and_the_sentinel() {
     let sentinel = 1_073_741_823u64;
     let out = |d10: u64| {
         vec![OutputData {
+            absent: "inf",
             name: "dist".into(),
             elem: T::I32,
             shape: OutputShape::Dense { dims: [3, 3] },
