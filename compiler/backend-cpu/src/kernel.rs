@@ -149,6 +149,7 @@ impl Lower<'_, '_> {
     /// The body of the entry function: runs iterations `lo..hi` and returns the partial reduction's bits.
     pub fn kernel_entry(&mut self, k: &Kernel, lo: Value, hi: Value) -> Result<Value, CpuError> {
         self.bind_kernel_args(k)?;
+        self.zero_spent_counters(k, lo)?;
         if let Some((op, ty)) = k.reduction {
             let acc = self.b.declare_var(types::clif(ty));
             let id = self.reduce_identity(op, ty);
@@ -179,6 +180,29 @@ impl Lower<'_, '_> {
             }
             None => self.b.ins().iconst(t::I64, 0),
         })
+    }
+
+    /// The kernel ABI's counter protocol: the chunk that starts at iteration 0 zeroes the spent push counter of
+    /// every worklist the kernel pushes to (the runtime launches only when there is an iteration).
+    fn zero_spent_counters(&mut self, k: &Kernel, lo: Value) -> Result<(), CpuError> {
+        let pushed = irgc_front::artifact::pushed_worklists(self.m, k);
+        if pushed.is_empty() {
+            return Ok(());
+        }
+        let first = self.b.ins().icmp_imm_u(IntCC::Equal, lo, 0);
+        let ctx = self.ctx;
+        self.if_else(
+            first,
+            |me| {
+                let zero = me.b.ins().iconst(t::I64, 0);
+                for w in pushed {
+                    let spent = abi::slot(&mut me.b, ctx, me.layout.worklist(w, WorklistSlot::SpentCount));
+                    me.b.ins().store(abi::flags(), zero, spent, 0);
+                }
+                Ok(())
+            },
+            |_| Ok(()),
+        )
     }
 
     /// Runs a tile-level block: runs of per-thread statements become phases run for every thread; barriers end

@@ -146,8 +146,13 @@ plan { all(); }
 "#;
     let mut h = harness(src, &Graph::path(6), &[]);
     h.set_worklist(0, &[], 16);
+    // The previous pushing kernel's count, which this pushing kernel must zero (and which no other kernel may).
+    h.worklists[0].spent_count.set(0, 9);
+    h.worklists[1].spent_count.set(0, 9);
     h.run_threads("all", &[], 3);
     assert_eq!(h.pushed(0), ((0..6).collect(), false));
+    assert_eq!(h.worklists[0].spent_count.get(0), 0);
+    assert_eq!(h.worklists[1].spent_count.get(0), 9, "`all` does not push to `nums`");
     // Capacity 4 for 6 pushes: four stored, the flag set, the counter past the capacity.
     h.set_worklist(0, &[], 4);
     h.run("all", &[]);

@@ -144,6 +144,7 @@ impl<'c> Lower<'c, '_> {
                 let (ntid, nctaid) = (self.sreg("ntid")?, self.sreg("nctaid")?);
                 let base = self.b.build_int_mul(ctaid, ntid, "")?;
                 let start = self.b.build_int_add(base, tid, "start")?;
+                self.zero_spent_counters(k, start)?;
                 let stride = self.b.build_int_mul(nctaid, ntid, "stride")?;
                 self.counted_loop(start, size, stride, false, false, |me, i| {
                     me.bind_space(&sp, vars, i)?;
@@ -154,6 +155,8 @@ impl<'c> Lower<'c, '_> {
                 let sp = self.prepare_space(tiles)?;
                 let tid = self.sreg("tid")?;
                 let (ctaid, nctaid) = (self.sreg("ctaid")?, self.sreg("nctaid")?);
+                let first = self.b.build_or(ctaid, tid, "")?;
+                self.zero_spent_counters(k, first)?;
                 self.counted_loop(ctaid, size, nctaid, false, false, |me, t| {
                     me.bind_space(&sp, tile_vars, t)?;
                     me.bind_threads(thread_vars, threads, tid)?;
@@ -165,6 +168,28 @@ impl<'c> Lower<'c, '_> {
             _ => return self.malformed("a kernel whose body is not a single `forall`"),
         }
         self.flush_reduction()
+    }
+
+    /// The kernel ABI's counter protocol: the thread whose `index` is 0 zeroes the spent push counter of every
+    /// worklist the kernel pushes to (the runtime launches only when there is an iteration, so that thread exists).
+    fn zero_spent_counters(&mut self, k: &Kernel, index: IntValue<'c>) -> Result<(), PtxError> {
+        let pushed = irgc_front::artifact::pushed_worklists(self.m, k);
+        if pushed.is_empty() {
+            return Ok(());
+        }
+        let zero = index.get_type().const_zero();
+        let first = self.b.build_int_compare(IntPredicate::EQ, index, zero, "first")?;
+        self.if_else(
+            first,
+            |me| {
+                for w in pushed {
+                    let spent = me.slot_ptr(me.layout.worklist(w, WorklistSlot::SpentCount))?;
+                    me.b.build_store(spent, me.c.i64_type().const_zero())?;
+                }
+                Ok(())
+            },
+            |_| Ok(()),
+        )
     }
 
     /// Binds a tile's thread indices from `tid`: row-major, the first index varying slowest (as on the CPU).

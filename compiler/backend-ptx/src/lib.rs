@@ -53,9 +53,13 @@
 //! reduction never touch the slot.
 //!
 //! ## Worklists
-//! A push is `i = atom.add.u64(out_count, 1)`; if `i < capacity` the item is stored at `out_items[i]`, else 1
-//! is stored to the overflow flag (a `u64`). Retries go to the retry buffer the same way. The runtime resets the
-//! counters before a launch and swaps buffers afterwards, as for the CPU.
+//! A push claims slot `i` of `out_count` (a `u64`), warp-aggregated: the lanes pushing together take consecutive
+//! slots with one `atom.add.u64` by their lowest lane and a `shfl.sync` of the base (over `activemask`, never an
+//! assumed full mask); if `i < capacity` the item is stored at `out_items[i]`, else 1 is stored to the overflow
+//! flag (a `u64`). Retries go to the retry buffer the same way. The thread with global index 0 zeroes the spent
+//! counter of every worklist the kernel pushes to (the alternating counter pair of the kernel ABI), so the
+//! runtime spends no copy resetting counters; it reads them back once after the launch and swaps buffers and
+//! counters, as for the CPU.
 //!
 //! ## Device functions
 //! Internal LLVM functions named `irgc.fn.<index>.<name>` (`alwaysinline`, so they disappear from the PTX)

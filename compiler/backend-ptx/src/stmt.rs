@@ -236,8 +236,7 @@ impl<'c> Lower<'c, '_> {
             (slot(items), slot(count), slot(WorklistSlot::Capacity), slot(WorklistSlot::Overflow));
         let i64t = self.c.i64_type();
         let count_ptr = self.slot_ptr(count)?;
-        let one = i64t.const_int(1, false);
-        let i = self.b.build_atomicrmw(AtomicRMWBinOp::Add, count_ptr, one, AtomicOrdering::Monotonic)?;
+        let i = self.claim_slot(count_ptr)?;
         let cap = self.slot(cap)?;
         let fits = self.b.build_int_compare(IntPredicate::ULT, i, cap, "fits")?;
         self.if_else(
@@ -254,6 +253,53 @@ impl<'c> Lower<'c, '_> {
                 Ok(())
             },
         )
+    }
+
+    /// `atomic_add(*count, 1)` for every lane that pushes, aggregated over the warp: the lanes that push together
+    /// (`activemask`: whoever is here now, never an assumed full mask) take consecutive slots with one atomic by
+    /// their lowest lane, which broadcasts the base with `shfl.sync` over the same mask. A push-heavy round thus
+    /// costs one counter atomic per warp instead of one per item: the counter is the hottest address in the kernel.
+    fn claim_slot(&mut self, count_ptr: inkwell::values::PointerValue<'c>) -> Result<IntValue<'c>, PtxError> {
+        let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
+        let int = |v: BasicValueEnum<'c>| v.into_int_value();
+        let mask = int(self.call_intrinsic("llvm.nvvm.activemask", i32t.into(), &[])?);
+        let lane = int(self.call_intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.into(), &[])?);
+        let below = int(self.call_intrinsic("llvm.nvvm.read.ptx.sreg.lanemask.lt", i32t.into(), &[])?);
+        let n = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[mask.into()])?);
+        let before = self.b.build_and(mask, below, "")?;
+        let rank = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[before.into()])?);
+        // The mask holds at least this lane: zero cannot happen (`true`: no zero check).
+        let nonzero = self.c.bool_type().const_all_ones().into();
+        let leader = int(self.call_intrinsic("llvm.cttz.i32", i32t.into(), &[mask.into(), nonzero])?);
+        let is_leader = self.b.build_int_compare(IntPredicate::EQ, lane, leader, "leader")?;
+        let base_var = self.alloca(i64t.into(), "push_base")?;
+        self.b.build_store(base_var, i64t.const_zero())?;
+        self.if_else(
+            is_leader,
+            |me| {
+                let n64 = me.b.build_int_z_extend(n, i64t, "")?;
+                let base = me.b.build_atomicrmw(AtomicRMWBinOp::Add, count_ptr, n64, AtomicOrdering::Monotonic)?;
+                me.b.build_store(base_var, base)?;
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+        let base = self.b.build_load(i64t, base_var, "")?.into_int_value();
+        let lo = self.b.build_int_truncate(base, i32t, "")?;
+        let hi = self.b.build_right_shift(base, i64t.const_int(32, false), false, "")?;
+        let hi = self.b.build_int_truncate(hi, i32t, "")?;
+        let width = i32t.const_int(31, false);
+        let shfl = |me: &Self, v: IntValue<'c>| -> Result<IntValue<'c>, PtxError> {
+            let args = [mask.into(), v.into(), leader.into(), width.into()];
+            Ok(int(me.call_intrinsic("llvm.nvvm.shfl.sync.idx.i32", i32t.into(), &args)?))
+        };
+        let (lo, hi) = (shfl(self, lo)?, shfl(self, hi)?);
+        let lo = self.b.build_int_z_extend(lo, i64t, "")?;
+        let hi = self.b.build_int_z_extend(hi, i64t, "")?;
+        let hi = self.b.build_left_shift(hi, i64t.const_int(32, false), "")?;
+        let base = self.b.build_or(hi, lo, "")?;
+        let rank = self.b.build_int_z_extend(rank, i64t, "")?;
+        Ok(self.b.build_int_add(base, rank, "slot")?)
     }
 
     /// Combines a reduction accumulator `a` with a value `v` of type `ty`, as `irgc_artifact::reduce_combine`.

@@ -32,9 +32,9 @@ pub struct CompileArgs {
     /// Write to this file (with --emit), or name the .ptx file (the artifact goes beside it).
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// GPU architecture for PTX.
-    #[arg(long, default_value = "sm_80", value_parser = clap::builder::PossibleValuesParser::new(irgc_backend_ptx::ARCHS))]
-    arch: String,
+    /// GPU architecture for PTX [default: the GPU in this machine, else sm_80].
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(irgc_backend_ptx::ARCHS))]
+    arch: Option<String>,
     /// Print how long each stage took.
     #[arg(long)]
     time: bool,
@@ -50,8 +50,9 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     }
     let front_ms = start.elapsed().as_secs_f64() * 1e3;
     let module = c.module.as_ref().ok_or_else(|| anyhow!("the front end produced no module"))?;
+    let arch = args.arch.clone().unwrap_or_else(default_arch);
     let ptx = |what: &str| -> Result<irgc_backend_ptx::PtxOutput> {
-        let options = irgc_backend_ptx::Options { arch: args.arch.clone() };
+        let options = irgc_backend_ptx::Options { arch: arch.clone() };
         irgc_backend_ptx::compile(module, &options).map_err(|e| anyhow!("the PTX backend failed ({what}): {e}"))
     };
     let artifact_json = || -> Result<String> {
@@ -68,7 +69,7 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
             "wrote {} ({} kernels, {}) and {}",
             ptx_path.display(),
             out.kernels.len(),
-            args.arch,
+            arch,
             artifact_path.display()
         );
         if args.time {
@@ -101,4 +102,10 @@ fn artifact_path(ptx: &Path) -> PathBuf {
 
 fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The GPU's own target when this machine has one irgc supports, else `sm_80` (the oldest target: its PTX runs
+/// on every supported GPU).
+fn default_arch() -> String {
+    irgc_cuda::detect_arch().unwrap_or_else(|| "sm_80".to_string())
 }

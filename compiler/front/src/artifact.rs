@@ -112,11 +112,23 @@ pub fn literal_bits(lit: Literal, ty: Scalar) -> u64 {
     }
 }
 
-fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
+/// The worklists kernel `k` pushes to (directly or in the functions it calls), by index, in order: the ones whose
+/// spent push counter its first iteration zeroes (see the kernel ABI in `irgc-artifact`).
+pub fn pushed_worklists(m: &Module, k: &ir::Kernel) -> Vec<usize> {
+    kernel_effects(m, k).0.into_iter().collect()
+}
+
+/// The worklists kernel `k` pushes to and retries into.
+fn kernel_effects(m: &Module, k: &ir::Kernel) -> (BTreeSet<usize>, BTreeSet<usize>) {
     let mut pushes = BTreeSet::new();
     let mut retries = BTreeSet::new();
     let mut seen = BTreeSet::new();
     effects(m, &k.body.block, &mut pushes, &mut retries, &mut seen);
+    (pushes, retries)
+}
+
+fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
+    let (pushes, retries) = kernel_effects(m, k);
     let dims = |s: &ir::Space| match s {
         ir::Space::Range2(_) => 2,
         _ => 1,

@@ -17,7 +17,7 @@
 //! | 3 | `src`: pointer to `num_edges` `u32` sources (0 unless [`Artifact::needs_sources`]) |
 //! | 4, 5 | `num_nodes`, `num_edges` |
 //! | per global g: 3 slots | data pointer, `dim0`, `dim1` (elements per dimension; node/edge arrays: length, 1) |
-//! | per worklist w: 8 slots | see [`WorklistSlot`] |
+//! | per worklist w: 9 slots | see [`WorklistSlot`] |
 //! | per param p: 1 slot | the value's bits (zero-extended; floats as IEEE bits; bool as 0/1) |
 //! | per kernel argument i: 1 slot | the value's bits, as for params |
 //! | 1 slot | the reduction result: written by the kernel (see below) |
@@ -28,6 +28,13 @@
 //! Worklist pushes: `i = atomic_add(*out_count, 1)`; if `i < out_capacity` store the item at `out_items[i]`,
 //! else set `*overflow = 1` (the runtime then fails the run with a clear message). Retries go the same way to the
 //! retry buffer, sharing its capacity and overflow flag.
+//!
+//! Push counters come in pairs that alternate, so no launch or copy is spent resetting them: a kernel that pushes
+//! to a worklist counts its pushes in `*out_count`, and its first iteration (index 0 of its space; every launch
+//! has one) zeroes `*spent_count`, the other counter of the pair, which holds the previous pushing kernel's count
+//! and which the runtime has already read. After the launch the runtime reads `*out_count` and, if the kernel ran,
+//! swaps the pair's roles, so the next pushing kernel counts from zero. (GPU kernels may push before the zeroing
+//! thread runs: that is harmless, as nobody pushes into `*spent_count`.)
 //!
 //! Reductions: a CPU kernel entry combines its chunk's `reduce` values, starting from the identity, and returns
 //! the partial result's bits; the runtime combines partials ([`ReduceOp`]).
@@ -347,7 +354,7 @@ pub enum HostStmt {
     },
 }
 
-/// The 8 slots of a worklist in the kernel context, in order.
+/// The 9 slots of a worklist in the kernel context, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WorklistSlot {
     /// Pointer to the current items.
@@ -366,6 +373,13 @@ pub enum WorklistSlot {
     RetryCount = 6,
     /// Pointer to a `u64` set to 1 when a push or retry found its buffer full.
     Overflow = 7,
+    /// Pointer to the other push counter of the pair: zeroed by the first iteration of a pushing kernel.
+    SpentCount = 8,
+}
+
+impl WorklistSlot {
+    /// Slots per worklist.
+    pub const COUNT: usize = 9;
 }
 
 /// The slot indices of a program's kernel context.
@@ -402,11 +416,11 @@ impl Layout {
     }
 
     pub fn worklist(&self, w: usize, slot: WorklistSlot) -> usize {
-        Self::FIXED + 3 * self.globals + 8 * w + slot as usize
+        Self::FIXED + 3 * self.globals + WorklistSlot::COUNT * w + slot as usize
     }
 
     pub fn param(&self, p: usize) -> usize {
-        Self::FIXED + 3 * self.globals + 8 * self.worklists + p
+        Self::FIXED + 3 * self.globals + WorklistSlot::COUNT * self.worklists + p
     }
 
     pub fn arg(&self, i: usize) -> usize {
@@ -517,9 +531,10 @@ mod tests {
         assert_eq!(l.global(1), 9);
         assert_eq!(l.worklist(0, WorklistSlot::InItems), 12);
         assert_eq!(l.worklist(0, WorklistSlot::Overflow), 19);
-        assert_eq!(l.param(0), 20);
-        assert_eq!(l.arg(0), 23);
-        assert_eq!(l.reduction(), 25);
-        assert_eq!(l.len(), 26);
+        assert_eq!(l.worklist(0, WorklistSlot::SpentCount), 20);
+        assert_eq!(l.param(0), 21);
+        assert_eq!(l.arg(0), 24);
+        assert_eq!(l.reduction(), 26);
+        assert_eq!(l.len(), 27);
     }
 }

@@ -18,6 +18,13 @@ pub fn arch_for(major: i32, minor: i32) -> Result<String, String> {
     }
 }
 
+/// The PTX target for the GPU in this machine (GPU 0), if it has one irgc can run on: the default of
+/// `irgc compile --arch`.
+pub fn detect_arch() -> Option<String> {
+    let (major, minor) = crate::driver::capability_of_first_gpu()?;
+    arch_for(major, minor).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -133,3 +133,26 @@ pub fn launch(
     // `ctx` holds the interpreter's context over live buffers of this device (module documentation).
     unsafe { args.launch(cfg) }.map(|_| ())
 }
+
+/// The compute capability of GPU 0, asked of the driver without creating a context (which would cost far more
+/// than the question): `None` when there is no driver or no GPU.
+pub fn capability_of_first_gpu() -> Option<(i32, i32)> {
+    use cudarc::driver::result;
+    use sys::CUdevice_attribute::{
+        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR as MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR as MINOR,
+    };
+    if !driver_present() {
+        return None;
+    }
+    // cudarc panics on a driver function the library lacks: treat that as "no usable GPU" like any failure.
+    std::panic::catch_unwind(|| {
+        result::init().ok()?;
+        let dev = result::device::get(0).ok()?;
+        // SAFETY: `dev` is a device handle the driver just returned; the attributes are plain integers.
+        let major = unsafe { result::device::get_attribute(dev, MAJOR) }.ok()?;
+        let minor = unsafe { result::device::get_attribute(dev, MINOR) }.ok()?;
+        Some((major, minor))
+    })
+    .ok()
+    .flatten()
+}

@@ -28,7 +28,7 @@ mod pack;
 mod shape;
 mod slots;
 
-pub use arch::arch_for;
+pub use arch::{arch_for, detect_arch};
 pub use device::{CudaDevice, Transfers};
 pub use driver::{driver_present, GpuBuffer};
 pub use error::{describe, CudaError};

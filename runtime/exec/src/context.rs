@@ -43,7 +43,8 @@ pub fn sync_worklist<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Me
     ctx[slot(WorklistSlot::InItems)] = wl.in_buf().address();
     ctx[slot(WorklistSlot::InCount)] = wl.count;
     ctx[slot(WorklistSlot::OutItems)] = wl.out_buf().address();
-    ctx[slot(WorklistSlot::OutCount)] = counters + 8 * Worklist::<B>::OUT_COUNT as u64;
+    ctx[slot(WorklistSlot::OutCount)] = counters + 8 * wl.out_slot as u64;
+    ctx[slot(WorklistSlot::SpentCount)] = counters + 8 * (1 - wl.out_slot) as u64;
     ctx[slot(WorklistSlot::Capacity)] = wl.capacity;
     ctx[slot(WorklistSlot::RetryItems)] = wl.retry.as_ref().map_or(0, |r| r[wl.retry_cur].address());
     ctx[slot(WorklistSlot::RetryCount)] = counters + 8 * Worklist::<B>::RETRY_COUNT as u64;

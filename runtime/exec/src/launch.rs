@@ -1,10 +1,11 @@
 //! Kernel launches: arguments into the context, the space size, the launch itself on the [`Device`], then the
 //! worklist protocol (overflow check, retry relaunches, the swap rule), written once for every device.
 //!
-//! The protocol (see `irgc-artifact`): before a launch the push and retry counters of every worklist the kernel
-//! pushes or retries into are zeroed; after it, the counters are read back once and a set overflow flag fails the
-//! run; retried items are relaunched over until none are retried; finally each pushed worklist's current items
-//! become what was pushed (the two buffers swap roles).
+//! The protocol (see `irgc-artifact`): a pushing kernel finds its push counter at zero (the previous pushing
+//! kernel zeroed it: counters come in alternating pairs), so a launch costs no reset copy; only a kernel that
+//! retries has its retry counter zeroed first. After the launch the counters are read back in one copy and a set
+//! overflow flag fails the run; retried items are relaunched over until none are retried; finally each pushed
+//! worklist's current items become what was pushed (the two buffers, and the two push counters, swap roles).
 
 use irgc_artifact::{reduce_combine, KernelDesc, ScalarType, Space, WorklistSlot};
 
@@ -81,10 +82,16 @@ impl<D: Device> Machine<'_, D> {
             self.ctx[self.layout.arg(i)] = v;
             values.push(v);
         }
-        let watched: Vec<usize> = desc.pushes.iter().chain(&desc.retries).copied().collect();
+        let mut watched: Vec<usize> = desc.pushes.clone();
         for &w in &watched {
             self.worklist(w)?;
-            self.write_counters(w, Worklist::<D::Buffer>::OUT_COUNT, &[0, 0])?;
+        }
+        if let Some(w) = desc.retries {
+            self.worklist(w)?;
+            self.write_counters(w, Worklist::<D::Buffer>::RETRY_COUNT, &[0])?;
+            if !watched.contains(&w) {
+                watched.push(w);
+            }
         }
 
         let size = self.space_size(k, desc, &values)?;
@@ -95,11 +102,14 @@ impl<D: Device> Machine<'_, D> {
             result = self.retry_rounds(k, desc, w, result, &watched)?;
         }
         for &w in &desc.pushes {
-            let pushed = self.mem.worklists[w].seen[Worklist::<D::Buffer>::OUT_COUNT];
-            self.write_counters(w, Worklist::<D::Buffer>::OUT_COUNT, &[0])?;
             let wl = &mut self.mem.worklists[w];
-            wl.count = pushed;
+            wl.count = wl.seen[wl.out_slot];
             wl.cur = 1 - wl.cur;
+            // A launch over nothing ran no iteration, so nothing zeroed the other counter: keep counting in this
+            // one (still 0, as nothing was pushed).
+            if size > 0 {
+                wl.out_slot = 1 - wl.out_slot;
+            }
             context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
         }
         Ok(result)
@@ -144,7 +154,7 @@ impl<D: Device> Machine<'_, D> {
         let launched = self.dev.launch(k, desc, &self.ctx, size)?;
         for &w in watched {
             let wl = &mut self.mem.worklists[w];
-            let counters = self.dev.read(&wl.counters, 8, 0, 3)?;
+            let counters = self.dev.read(&wl.counters, 8, 0, Worklist::<D::Buffer>::COUNTERS as u64)?;
             wl.seen.copy_from_slice(&counters);
             if counters[Worklist::<D::Buffer>::OVERFLOW] != 0 {
                 return Err(RunError::Overflow(format!(
@@ -214,7 +224,7 @@ impl<D: Device> Machine<'_, D> {
             .iter()
             .map(|&w| {
                 let wl = &self.mem.worklists[w];
-                Pushed { worklist: wl.name.clone(), items: wl.seen[Worklist::<D::Buffer>::OUT_COUNT] }
+                Pushed { worklist: wl.name.clone(), items: wl.seen[wl.out_slot] }
             })
             .collect();
         let rec = LaunchRecord {

@@ -173,8 +173,9 @@ impl<B> Global<B> {
     }
 }
 
-/// One worklist: two item buffers that swap roles after a pushing launch, an optional retry pair, and three
-/// counters (`out_count`, `retry_count`, `overflow`) kernels update atomically.
+/// One worklist: two item buffers that swap roles after a pushing launch, an optional retry pair, and four
+/// counters kernels update atomically: a pair of push counters that alternate (see the kernel ABI in
+/// `irgc-artifact`: a pushing kernel zeroes the one it does not count in), the retry counter and the overflow flag.
 pub struct Worklist<B = Buffer> {
     pub name: String,
     pub elem: ScalarType,
@@ -189,17 +190,20 @@ pub struct Worklist<B = Buffer> {
     pub retry: Option<[B; 2]>,
     /// Which of `retry` currently receives retries.
     pub retry_cur: usize,
-    /// Word 0: push counter; word 1: retry counter; word 2: overflow flag.
+    /// Words 0 and 1: the push counter pair; word 2: retry counter; word 3: overflow flag.
     pub counters: B,
-    /// The three counters as last read back, after the last launch that pushed or retried into this worklist (the
+    /// Which word of the pair the next pushing kernel counts in; the other one is zeroed by that kernel. Between
+    /// launches the word `out_slot` is always 0.
+    pub out_slot: usize,
+    /// The counters as last read back, after the last launch that pushed or retried into this worklist (the
     /// interpreter reads them once per launch: on a GPU every read is a round trip).
-    pub seen: [u64; 3],
+    pub seen: [u64; 4],
 }
 
 impl<B> Worklist<B> {
-    pub const OUT_COUNT: usize = 0;
-    pub const RETRY_COUNT: usize = 1;
-    pub const OVERFLOW: usize = 2;
+    pub const RETRY_COUNT: usize = 2;
+    pub const OVERFLOW: usize = 3;
+    pub const COUNTERS: usize = 4;
 
     pub fn in_buf(&self) -> &B {
         &self.bufs[self.cur]
@@ -371,7 +375,11 @@ impl<B: DeviceBuffer> Memory<B> {
                 true => Some([dev.alloc_zeroed(&what, capacity, size)?, dev.alloc_zeroed(&what, capacity, size)?]),
                 false => None,
             };
-            let counters = dev.alloc_zeroed(&format!("the counters of worklist `{}`", desc.name), 3, 8)?;
+            let counters = dev.alloc_zeroed(
+                &format!("the counters of worklist `{}`", desc.name),
+                Worklist::<D::Buffer>::COUNTERS as u64,
+                8,
+            )?;
             worklists.push(Worklist {
                 name: desc.name.clone(),
                 elem: desc.elem,
@@ -382,7 +390,8 @@ impl<B: DeviceBuffer> Memory<B> {
                 retry,
                 retry_cur: 0,
                 counters,
-                seen: [0; 3],
+                out_slot: 0,
+                seen: [0; 4],
             });
         }
         Ok(Memory { num_nodes: n, num_edges: m, row_start, col, weights, sources, globals, worklists })

@@ -63,7 +63,8 @@ fn dense_outputs_list_reachable_pairs_of_the_top_left_block() {
 #[test]
 fn edge_outputs_are_written_per_edge() {
     let g = graph(3, &[(0, 1), (2, 0)], false, 0);
-    let flow = OutputData { absent: "inf", name: "flow".into(), elem: T::U32, shape: OutputShape::Edge, values: vec![7, 8] };
+    let flow =
+        OutputData { absent: "inf", name: "flow".into(), elem: T::U32, shape: OutputShape::Edge, values: vec![7, 8] };
     assert_eq!(text(&g, &[flow]), "0 1 7\n2 0 8\n");
 }
 

@@ -85,6 +85,8 @@ pub struct Worklist {
     pub items: Buf,
     pub out: Buf,
     pub out_count: Buf,
+    /// The other push counter of the pair: a pushing kernel zeroes it (the kernel ABI's counter protocol).
+    pub spent_count: Buf,
     pub retry: Buf,
     pub retry_count: Buf,
     pub overflow: Buf,
@@ -203,6 +205,7 @@ impl Harness {
             items: Buf::new(size, items.len()),
             out: Buf::new(size, capacity),
             out_count: Buf::new(8, 1),
+            spent_count: Buf::new(8, 1),
             retry: Buf::new(size, capacity),
             retry_count: Buf::new(8, 1),
             overflow: Buf::new(8, 1),
@@ -220,6 +223,7 @@ impl Harness {
         self.slots[s(WorklistSlot::RetryItems)] = wl.retry.ptr();
         self.slots[s(WorklistSlot::RetryCount)] = wl.retry_count.ptr();
         self.slots[s(WorklistSlot::Overflow)] = wl.overflow.ptr();
+        self.slots[s(WorklistSlot::SpentCount)] = wl.spent_count.ptr();
         if w < self.worklists.len() {
             self.worklists[w] = wl;
         } else {

@@ -134,6 +134,9 @@ pub struct FakeKernel {
 pub struct Fake {
     pub layout: Layout,
     pub kernels: Vec<FakeKernel>,
+    /// Per kernel, the worklists it pushes to (from the artifact): the chunk starting at iteration 0 zeroes their
+    /// spent push counters, as the kernel ABI requires.
+    pub pushes: Vec<Vec<usize>>,
 }
 
 impl CpuKernels for Fake {
@@ -145,6 +148,11 @@ impl CpuKernels for Fake {
     unsafe fn run(&self, k: usize, ctx: &[u64], lo: u64, hi: u64) -> u64 {
         let c = Ctx { slots: ctx, layout: self.layout };
         let kern = &self.kernels[k];
+        if lo == 0 {
+            for &w in self.pushes.get(k).into_iter().flatten() {
+                c.counter(w, WorklistSlot::SpentCount).store(0, Relaxed);
+            }
+        }
         let (op, ty) = kern.reduction.unwrap_or((ReduceOp::Any, ScalarType::Bool));
         let mut acc = reduce_identity(op, ty);
         for i in lo..hi {
@@ -288,7 +296,8 @@ pub fn run_with(
     kernels: Vec<FakeKernel>,
     options: RunOptions,
 ) -> Result<Execution, RunError> {
-    let fake = Fake { layout: Layout::of(a), kernels };
+    let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
+    let fake = Fake { layout: Layout::of(a), kernels, pushes };
     irgc_runtime::execute(Request { artifact: a, graph: g, graph_name: "test.el", params, kernels: &fake, options })
 }
 
