@@ -50,7 +50,7 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     }
     let front_ms = start.elapsed().as_secs_f64() * 1e3;
     let module = c.module.as_ref().ok_or_else(|| anyhow!("the front end produced no module"))?;
-    let arch = args.arch.clone().unwrap_or_else(default_arch);
+    let arch = args.arch.clone().unwrap_or_else(crate::arch::default_arch);
     let ptx = |what: &str| -> Result<irgc_backend_ptx::PtxOutput> {
         let options = irgc_backend_ptx::Options { arch: arch.clone() };
         irgc_backend_ptx::compile(module, &options).map_err(|e| anyhow!("the PTX backend failed ({what}): {e}"))
@@ -104,8 +104,3 @@ fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// The GPU's own target when this machine has one irgc supports, else `sm_80` (the oldest target: its PTX runs
-/// on every supported GPU).
-fn default_arch() -> String {
-    irgc_cuda::detect_arch().unwrap_or_else(|| "sm_80".to_string())
-}

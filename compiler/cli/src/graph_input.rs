@@ -71,7 +71,7 @@ pub fn parse_weights(s: &str) -> Result<WeightSpec, String> {
 }
 
 /// The cache directory: `$XDG_CACHE_HOME/irgc`, else `~/.cache/irgc`; `None` if neither is set.
-fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)

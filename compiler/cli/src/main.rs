@@ -3,6 +3,7 @@
 //! The only crate that prints: libraries return data (diagnostics, reports, errors) and this one renders them.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod arch;
 mod backend;
 mod bench;
 mod check;
