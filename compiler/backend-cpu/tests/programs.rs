@@ -125,12 +125,13 @@ fn coloring_is_proper() {
 #[test]
 fn apsp_tiles_match_floyd_warshall() {
     let m = program_module("programs/apsp/fw_blocked.irg");
-    // 40 nodes: two 32-wide tiles per side, so every phase runs on real and padding threads.
-    let n = 40usize;
+    // 150 nodes: three 64-wide tiles per side, the last partly padding, so every phase runs on real and padding
+    // threads.
+    let n = 150usize;
     let mut edges = Vec::new();
     let mut w = Vec::new();
     let mut x = 99u64;
-    for _ in 0..160 {
+    for _ in 0..600 {
         x = irgc_backend_cpu::random(x, 3);
         edges.push(((x % n as u64) as u32, ((x >> 20) % n as u64) as u32));
         w.push((x >> 40) % 50 + 1);
@@ -156,7 +157,7 @@ fn apsp_tiles_match_floyd_warshall() {
     let mut h = Harness::new(m, &g, &[(n, n)]);
     h.run("init_dist", &[]);
     h.run_threads("load_edges", &[], 2);
-    let nb = n.div_ceil(32) as u64;
+    let nb = n.div_ceil(64) as u64;
     assert_eq!(h.size("phase3", &[0, nb]), nb * nb);
     assert_eq!(h.size("phase2", &[0, nb]), nb * 2);
     for kb in 0..nb {
