@@ -1,20 +1,54 @@
 #!/usr/bin/env bash
-# BFS and connected components on the GPU over the graph classes of docs (road FLA, kron22, urand22, grid2k):
-# each run with --verify, printing compute time (CUDA events), launches and the verdict. Run on the GPU machine
-# from the repository root with the binary at .carry/irgc and FLA.gr.xz at .carry/FLA.gr.xz.
-#   GPU_BENCH_GRAPHS  override the graph list (space-separated; `gen:` specs or files)
+# The GPU benchmark tables of the issues: `irgc bench --backend cuda` (CUDA events, compute only, median of
+# GPU_BENCH_RUNS after a warm-up, every program verified once per graph) for
+#   cc         every connected-components program on road FLA, grid2k, rmatg22, rgg22, urand22, kron22, uk-2007;
+#   traversal  every BFS and SSSP program on road FLA, grid2k, urand22, kron22, rmat22 (source 0; for FLA, the
+#              node written 1, as the file numbers nodes from 1);
+#   apsp       every all-pairs program at n = 4096 and 8192 (Erdős–Rényi, degree 16, weights 1-255).
+# Graph classes: ../shared/notes/performance.md. Run on the GPU machine from the repository root, with the release
+# binary at .carry/irgc and the shared graphs at .carry/data (FLA.gr.xz, uk-2007-05@100000.arcs.tsv.xz).
+#   GPU_BENCH_SETS    which tables (default "cc traversal apsp")
+#   GPU_BENCH_RUNS    timed runs (default 3)
+#   GPU_BENCH_TIMEOUT seconds per bench call (default 240)
 set -u
+if [ -d .carry/lib ]; then
+  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 IRGC=${IRGC:-.carry/irgc}
-GRAPHS=${GPU_BENCH_GRAPHS:-".carry/FLA.gr.xz gen:kron:scale=22,ef=16,seed=1 gen:er:scale=22,deg=16,seed=1 gen:grid:w=2048,h=2048,drop=0.25,seed=1"}
-printf '%-40s %-28s %12s %9s  %s\n' graph program "compute ms" launches verdict
-for g in $GRAPHS; do
-  for p in bfs/bfs_worklist bfs/bfs_topology cc/rem cc/shiloach_vishkin; do
-    args=(run "programs/$p.irg" --graph "$g" --backend cuda --verify --symmetrize)
-    case $p in bfs/*) case $g in *FLA*) args+=(--param source=1) ;; *) args+=(--param source=0) ;; esac ;; esac
-    out=$(timeout 120 "$IRGC" "${args[@]}" 2>&1)
-    ms=$(echo "$out" | awk '/^compute/ {print $2}')
-    l=$(echo "$out" | awk '/^launches/ {print $2}')
-    v=$(echo "$out" | grep -E '^verify' | head -1 | grep -q ': ok' && echo ok || echo "FAILED: $(echo "$out" | tail -1)")
-    printf '%-40s %-28s %12s %9s  %s\n' "${g##*/}" "$p" "${ms:--}" "${l:--}" "$v"
-  done
+DATA=${DATA:-.carry/data}
+SETS=${GPU_BENCH_SETS:-"cc traversal apsp"}
+RUNS=${GPU_BENCH_RUNS:-3}
+TIMEOUT=${GPU_BENCH_TIMEOUT:-240}
+KRON=gen:kron:scale=22,ef=16,seed=1
+RMATG=gen:rmat:scale=22,ef=8,preset=rmat-g,seed=1
+URAND=gen:er:scale=22,deg=16,seed=1
+RGG=gen:rgg:scale=22,seed=1
+GRID=gen:grid:w=2048,h=2048,drop=0.25,seed=1
+
+bench() {
+  timeout "$TIMEOUT" "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --symmetrize "$@" 2>&1 |
+    grep -vE '^  [a-z_0-9]+ +cuda +median' # keep the table, not the progress lines
+  [ "${PIPESTATUS[0]}" -eq 124 ] && echo "TIMEOUT: over ${TIMEOUT}s: $*"
+}
+stems() { find "$@" -name '*.irg' | sort; }
+
+for set in $SETS; do
+  case $set in
+    cc)
+      echo "== connected components"
+      bench $(stems programs/cc) --graph "$DATA/FLA.gr.xz" --graph "$GRID" --graph "$RMATG" --graph "$RGG" \
+        --graph "$URAND" --graph "$KRON" --graph "$DATA/uk-2007-05@100000.arcs.tsv.xz"
+      ;;
+    traversal)
+      echo "== BFS and SSSP (weights 1-255)"
+      bench $(stems programs/bfs programs/sssp) --weights random:1:255 --param source=1 --graph "$DATA/FLA.gr.xz"
+      bench $(stems programs/bfs programs/sssp) --weights random:1:255 --param source=0 --graph "$GRID" \
+        --graph "$URAND" --graph "$KRON" --graph gen:rmat:scale=22,ef=16,seed=1
+      ;;
+    apsp)
+      echo "== all pairs (int32 min+add: n^3 each)"
+      bench $(stems programs/apsp) --weights random:1:255 --graph gen:er:n=4096,deg=16,seed=1 \
+        --graph gen:er:n=8192,deg=16,seed=1
+      ;;
+  esac
 done

@@ -103,4 +103,3 @@ fn artifact_path(ptx: &Path) -> PathBuf {
 fn write(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
-

@@ -36,7 +36,7 @@ pub struct BenchArgs {
     /// An input graph: a file in any supported format, or `gen:SPEC`. Repeatable; each is loaded once.
     #[arg(long = "graph", required = true, value_name = "FILE|gen:SPEC")]
     graphs: Vec<String>,
-    /// Where kernels run (bench supports `cpu` only, for now).
+    /// Where kernels run: `cpu`, or `cuda` (timed with CUDA events; a fresh device per run, PTX loaded untimed).
     #[arg(long, value_enum, default_value = "cpu")]
     backend: Backend,
     /// Timed runs per program and graph (the table shows their median, min and max).
