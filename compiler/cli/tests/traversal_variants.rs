@@ -1,0 +1,206 @@
+//! End to end on the CPU backend: every BFS and SSSP variant (seed 003 and beyond) must pass `--verify` on real and
+//! generated graphs, and must reproduce the exact p2p-31 reference answers shipped with the data.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn data(name: &str) -> String {
+    let dir = root().join("../shared/data");
+    assert!(dir.is_dir(), "the shared graphs are missing: expected them in {}", dir.display());
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+fn irgc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irgc")).current_dir(root()).args(args).output().expect("irgc runs")
+}
+
+/// A file name in the temporary directory that no other test of this run uses.
+fn temp(what: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("irgc-traversal-{}-{n}-{what}", std::process::id()))
+}
+
+/// Runs a program with `--verify` and fails with its output if it does not verify.
+fn run_verified(program: &str, graph: &str, extra: &[&str]) -> String {
+    let mut args = vec!["run", program, "--graph", graph, "--no-cache", "--verify"];
+    args.extend_from_slice(extra);
+    let out = irgc(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && stdout.contains("verify") && !stdout.contains("FAILED"),
+        "{program} on {graph} {extra:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// BFS programs, and whether each needs a symmetric graph.
+const BFS: &[(&str, bool)] = &[
+    ("programs/bfs/bfs_worklist.irg", false),
+    ("programs/bfs/bfs_topology.irg", false),
+    ("programs/bfs/bfs_scan.irg", false),
+    ("programs/bfs/bfs_do.irg", true),
+];
+
+const SSSP: &[&str] = &[
+    "programs/sssp/sssp_worklist.irg",
+    "programs/sssp/sssp_harish.irg",
+    "programs/sssp/sssp_atomic.irg",
+    "programs/sssp/sssp_nearfar.irg",
+];
+
+const GENERATED: &[&str] = &[
+    "gen:rmat:scale=12,ef=8,seed=7",
+    "gen:er:scale=12,deg=16,seed=2",
+    "gen:rgg:scale=12,seed=5",
+    "gen:grid:w=64,h=64,seed=6",
+];
+
+/// Runs a BFS program on `graph` (symmetrised when the program needs it) with the extra arguments.
+fn run_bfs(program: &str, symmetric_only: bool, graph: &str, extra: &[&str]) {
+    let mut args = extra.to_vec();
+    if symmetric_only && !args.contains(&"--symmetrize") {
+        args.push("--symmetrize");
+    }
+    run_verified(program, graph, &args);
+}
+
+#[test]
+fn bfs_variants_verify_on_shared_graphs() {
+    // (graph, a node that exists in it, as written in the file)
+    for (graph, source) in [
+        ("bremen_dist.gr.xz", "0"),
+        ("p2p-31.e.xz", "6"),
+        ("wiki-Vote.txt.xz", "30"),
+        ("delaunay_n15.graph.xz", "1"),
+        ("road-luxembourg-osm.mtx.xz", "1"),
+    ] {
+        let g = data(graph);
+        let param = format!("source={source}");
+        for &(p, symmetric_only) in BFS {
+            run_bfs(p, symmetric_only, &g, &["--param", &param]);
+        }
+    }
+}
+
+#[test]
+fn bfs_variants_verify_on_generated_graphs() {
+    for graph in GENERATED {
+        for &(p, symmetric_only) in BFS {
+            run_bfs(p, symmetric_only, graph, &["--weights", "random:1:255"]);
+        }
+        // Direction-optimizing BFS on both sides of its switch: bottom-up from the first level, and never.
+        run_bfs("programs/bfs/bfs_do.irg", true, graph, &["--param", "H=0"]);
+        run_bfs("programs/bfs/bfs_do.irg", true, graph, &["--param", "H=2"]);
+    }
+}
+
+#[test]
+fn sssp_variants_verify_on_weighted_and_generated_graphs() {
+    for graph in ["bremen_dist.gr.xz", "bremen_time.gr.xz", "p2p-31.e.xz"] {
+        let g = data(graph);
+        for p in SSSP {
+            run_verified(p, &g, &[]);
+        }
+    }
+    for graph in GENERATED {
+        for p in SSSP {
+            run_verified(p, graph, &["--weights", "random:1:255"]);
+        }
+    }
+}
+
+#[test]
+fn near_far_verifies_for_every_delta() {
+    // delta = 1: one distance per window (Dijkstra-like); 64: the default; 100000: one window (Bellman-Ford).
+    for delta in ["1", "64", "100000"] {
+        let param = format!("delta={delta}");
+        run_verified("programs/sssp/sssp_nearfar.irg", &data("bremen_time.gr.xz"), &["--param", &param]);
+        for graph in ["gen:rmat:scale=12,ef=8,seed=7", "gen:grid:w=64,h=64,seed=6"] {
+            run_verified("programs/sssp/sssp_nearfar.irg", graph, &["--weights", "random:1:255", "--param", &param]);
+        }
+    }
+}
+
+#[test]
+fn scan_bfs_with_tiny_tiles_uses_every_scan_level() {
+    // With 4-item tiles, p2p-31's frontiers (up to ~30,000 nodes) need up to 8 scan levels, so the multi-level
+    // up-sweep and add-back paths run that the 1024-item tiles reach only on frontiers of over a million nodes.
+    let source = std::fs::read_to_string(root().join("programs/bfs/bfs_scan.irg")).unwrap();
+    let tile = "const T: u32 = 1024;";
+    assert!(source.contains(tile), "bfs_scan.irg no longer declares `{tile}`");
+    for t in ["2", "4"] {
+        let program = temp(&format!("bfs_scan_t{t}.irg"));
+        std::fs::write(&program, source.replace(tile, &format!("const T: u32 = {t};"))).unwrap();
+        let p = program.to_str().unwrap();
+        run_verified(p, &data("p2p-31.e.xz"), &["--symmetrize", "--param", "source=6"]);
+        run_verified(p, "gen:rmat:scale=12,ef=8,seed=7", &[]);
+        std::fs::remove_file(&program).ok();
+    }
+}
+
+/// Reads a reference answer file: `vertex value` per line.
+fn reference(name: &str) -> HashMap<String, String> {
+    let mut text = String::new();
+    xz2::read::XzDecoder::new(std::fs::File::open(data(name)).unwrap()).read_to_string(&mut text).unwrap();
+    text.lines()
+        .filter_map(|l| l.split_once(char::is_whitespace))
+        .map(|(a, b)| (a.to_string(), b.trim().to_string()))
+        .collect()
+}
+
+/// Runs a program on p2p-31 from vertex 6 and returns the `--out` file as `vertex -> value`.
+fn p2p31_result(program: &str, extra: &[&str]) -> HashMap<String, String> {
+    let out = temp("p2p31.out");
+    let mut args = vec!["--param", "source=6", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run_verified(program, &data("p2p-31.e.xz"), &args);
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).ok();
+    text.lines().filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+/// Compares with the reference: numbers equal, and the reference's unreached markers where irgc writes `unreached`.
+fn assert_same(what: &str, got: &HashMap<String, String>, want: &HashMap<String, String>) {
+    assert_eq!(got.len(), want.len(), "{what}: node count");
+    for (v, w) in want {
+        let g = got.get(v).unwrap_or_else(|| panic!("{what}: vertex {v} missing"));
+        let unreached = matches!(w.as_str(), "9223372036854775807" | "1.797e308" | "infinity");
+        if unreached {
+            assert_eq!(g, "unreached", "{what}: vertex {v} should be unreached");
+        } else {
+            assert_eq!(g.parse::<f64>().ok(), w.parse::<f64>().ok(), "{what}: vertex {v}: got {g}, want {w}");
+        }
+    }
+}
+
+#[test]
+fn p2p31_bfs_variants_equal_the_exact_reference_answers() {
+    let want = reference("p2p-31-BFS.xz");
+    for &(p, _) in BFS {
+        assert_same(&format!("BFS {p}"), &p2p31_result(p, &["--symmetrize"]), &want);
+    }
+}
+
+#[test]
+fn p2p31_sssp_variants_equal_the_exact_reference_answers() {
+    let undirected = reference("p2p-31-SSSP.xz");
+    let directed = reference("p2p-31-SSSP-directed.xz");
+    for p in SSSP {
+        assert_same(&format!("SSSP (undirected) {p}"), &p2p31_result(p, &["--symmetrize"]), &undirected);
+        assert_same(&format!("SSSP (directed) {p}"), &p2p31_result(p, &[]), &directed);
+    }
+    for delta in ["1", "100000"] {
+        let param = format!("delta={delta}");
+        let got = p2p31_result("programs/sssp/sssp_nearfar.irg", &["--symmetrize", "--param", &param]);
+        assert_same(&format!("SSSP (undirected) near-far, {param}"), &got, &undirected);
+    }
+}
