@@ -47,8 +47,9 @@ pub struct CudaDevice {
     table: GpuBuffer,
     slots: SlotTable,
     reduction_slot: usize,
-    /// Per-launch timing events, reused.
+    /// Per-launch timing events, reused; used only when `time_launches` (each costs a wait for the kernel).
     launch_events: (CudaEvent, CudaEvent),
+    time_launches: bool,
     /// Events around the whole plan.
     compute_events: (CudaEvent, CudaEvent),
     memory_limit: Option<u64>,
@@ -112,6 +113,7 @@ impl CudaDevice {
             kernels,
             table,
             launch_events,
+            time_launches: false,
             compute_events,
             memory_limit,
             transfers: Transfers::default(),
@@ -282,11 +284,18 @@ impl Device for CudaDevice {
         let cfg = LaunchConfig { grid_dim: (shape.grid, 1, 1), block_dim: (shape.block, 1, 1), shared_mem_bytes: 0 };
         let failed = |e| device_error(format_args!("kernel `{}` failed on the GPU", desc.name), e);
         let stream = &self.gpu.stream;
-        self.launch_events.0.record(stream).map_err(failed)?;
-        driver::launch(stream, &self.kernels[k].function, &self.table, size, cfg).map_err(failed)?;
-        self.launch_events.1.record(stream).map_err(failed)?;
-        stream.synchronize().map_err(failed)?;
-        let ms = self.launch_events.0.elapsed_ms(&self.launch_events.1).map_err(failed)?;
+        // Untimed, the launch is queued and the host goes on: the next read (the worklist counters, a reduction's
+        // result, the outputs) waits for it, in stream order. A failure then shows at that wait.
+        let ms = if self.time_launches {
+            self.launch_events.0.record(stream).map_err(failed)?;
+            driver::launch(stream, &self.kernels[k].function, &self.table, size, cfg).map_err(failed)?;
+            self.launch_events.1.record(stream).map_err(failed)?;
+            stream.synchronize().map_err(failed)?;
+            self.launch_events.0.elapsed_ms(&self.launch_events.1).map_err(failed)?
+        } else {
+            driver::launch(stream, &self.kernels[k].function, &self.table, size, cfg).map_err(failed)?;
+            0.0
+        };
         let bits = match desc.reduction {
             None => 0,
             Some((_, ty)) => {
@@ -302,7 +311,8 @@ impl Device for CudaDevice {
         Ok(Launched { bits, seconds: ms as f64 / 1e3 })
     }
 
-    fn begin_compute(&mut self) -> Result<(), RunError> {
+    fn begin_compute(&mut self, time_launches: bool) -> Result<(), RunError> {
+        self.time_launches = time_launches;
         self.compute_events.0.record(&self.gpu.stream).map_err(|e| device_error("cannot record a CUDA event", e))
     }
 

@@ -70,11 +70,14 @@ pub trait Device {
     }
 
     /// Runs iterations `0..size` of kernel `k` (described by `desc`) with the context `ctx` (the interpreter's
-    /// current slot table; the device makes its kernels see exactly these values) and waits for it to finish.
+    /// current slot table; the device makes its kernels see exactly these values). A device that keeps its work
+    /// in order may return before the kernel finishes, unless the kernel has a reduction (its result is returned)
+    /// or launches are being timed: every later [`read`](Device::read) still sees the kernel's effects.
     fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError>;
 
-    /// Marks the start of the plan, for [`Device::end_compute`].
-    fn begin_compute(&mut self) -> Result<(), RunError> {
+    /// Marks the start of the plan, for [`Device::end_compute`]. With `time_launches`, every launch reports how
+    /// long it took ([`Launched::seconds`]; `--stats`), which may cost a wait per launch; without, 0 will do.
+    fn begin_compute(&mut self, _time_launches: bool) -> Result<(), RunError> {
         Ok(())
     }
 

@@ -223,7 +223,7 @@ fn execute_on<D: Device>(
         mode: None,
     };
     let start = Instant::now();
-    machine.dev.begin_compute()?;
+    machine.dev.begin_compute(options.collect_stats)?;
     machine.run_plan()?;
     let measured = machine.dev.end_compute()?;
     let compute_time = measured.unwrap_or_else(|| start.elapsed());
