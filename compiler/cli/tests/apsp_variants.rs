@@ -3,18 +3,13 @@
 //! and the three must produce the same distance matrix on larger graphs (compared by the run's digest, a hash of
 //! the outputs).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::*;
+
+use std::path::PathBuf;
 
 const APSP: &[&str] = &["programs/apsp/fw_blocked.irg", "programs/apsp/fw_plain.irg", "programs/apsp/apsp_batched.irg"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn irgc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_irgc")).current_dir(root()).args(args).output().expect("irgc runs")
-}
 
 /// Runs a program (with `--no-cache` and the given extra arguments) and returns its stdout; fails with its
 /// output if it fails.

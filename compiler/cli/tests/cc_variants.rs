@@ -4,18 +4,11 @@
 //! geometric and Delaunay meshes). Each check is one `irgc bench --runs 1 --warmup 0` over several programs and
 //! graphs, so each graph is loaded and each program compiled once; the first run of every pair is verified.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::*;
+
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn data(name: &str) -> String {
-    let dir = root().join("../shared/data");
-    assert!(dir.is_dir(), "the shared graphs are missing: expected them in {}", dir.display());
-    dir.join(name).to_str().unwrap().to_string()
-}
 
 /// Every CC program, with the params it is checked under by default.
 const PROGRAMS: &[&str] = &[

@@ -2,38 +2,10 @@
 //! must pass `--verify` (an independent sequential reference), and the p2p-31 results must equal the exact
 //! reference answers shipped with the data.
 
+mod common;
+
+use common::*;
 use std::collections::HashMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn data(name: &str) -> PathBuf {
-    let dir = root().join("../shared/data");
-    assert!(dir.is_dir(), "the shared graphs are missing: expected them in {}", dir.display());
-    dir.join(name)
-}
-
-fn irgc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_irgc")).current_dir(root()).args(args).output().expect("irgc runs")
-}
-
-/// Runs a program with `--verify` and fails with its output if it does not verify.
-fn run_verified(program: &str, graph: &str, extra: &[&str]) -> String {
-    let mut args = vec!["run", program, "--graph", graph, "--no-cache", "--verify"];
-    args.extend_from_slice(extra);
-    let out = irgc(&args);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success() && stdout.contains("verify") && !stdout.contains("FAILED"),
-        "{program} on {graph} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
 
 const PROGRAMS: &[&str] = &[
     "programs/bfs/bfs_worklist.irg",
@@ -50,9 +22,9 @@ const PROGRAMS: &[&str] = &[
 fn every_program_verifies_on_small_real_graphs() {
     for graph in ["astro-ph.graph.xz", "delaunay_n15.graph.xz", "wiki-Vote.txt.xz", "bremen_dist.gr.xz", "p2p-31.e.xz"]
     {
-        let g = data(graph);
+        let g = &data(graph);
         for p in PROGRAMS {
-            run_verified(p, g.to_str().unwrap(), &["--symmetrize", "--weights", "random:1:255"]);
+            run_verified(p, g, &["--symmetrize", "--weights", "random:1:255"]);
         }
     }
 }
@@ -93,8 +65,7 @@ fn bfs_and_connected_components_verify_on_every_shared_graph() {
         "p2p-31.e.xz",
     ];
     for graph in graphs {
-        let g = data(graph);
-        let g = g.to_str().unwrap();
+        let g = &data(graph);
         // BFS from a node that exists in the file (ids are as written: 1-based formats have no node 0).
         let first = match graph {
             "wiki-Vote.txt.xz" => "30",
@@ -112,42 +83,6 @@ fn blocked_floyd_warshall_matches_dijkstra_from_every_node() {
     run_verified("programs/apsp/fw_blocked.irg", "gen:er:n=150,deg=6,seed=9", &["--weights", "random:1:255"]);
 }
 
-/// Reads a reference answer file: `vertex value` per line.
-fn reference(name: &str) -> HashMap<String, String> {
-    let mut text = String::new();
-    xz2::read::XzDecoder::new(std::fs::File::open(data(name)).unwrap()).read_to_string(&mut text).unwrap();
-    text.lines()
-        .filter_map(|l| l.split_once(char::is_whitespace))
-        .map(|(a, b)| (a.to_string(), b.trim().to_string()))
-        .collect()
-}
-
-/// Runs a program on p2p-31 from vertex 6 and returns the `--out` file as `vertex -> value`.
-fn p2p31_result(program: &str, extra: &[&str]) -> HashMap<String, String> {
-    let out = std::env::temp_dir().join(format!("irgc-p2p31-{}-{}.out", std::process::id(), extra.len()));
-    let g = data("p2p-31.e.xz");
-    let mut args = vec!["--param", "source=6", "--out", out.to_str().unwrap()];
-    args.extend_from_slice(extra);
-    run_verified(program, g.to_str().unwrap(), &args);
-    let text = std::fs::read_to_string(&out).unwrap();
-    std::fs::remove_file(&out).ok();
-    text.lines().filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect()
-}
-
-/// Compares with the reference: numbers equal, and the reference's unreached markers where irgc writes `unreached`.
-fn assert_same(what: &str, got: &HashMap<String, String>, want: &HashMap<String, String>) {
-    assert_eq!(got.len(), want.len(), "{what}: node count");
-    for (v, w) in want {
-        let g = got.get(v).unwrap_or_else(|| panic!("{what}: vertex {v} missing"));
-        let unreached = matches!(w.as_str(), "9223372036854775807" | "1.797e308" | "infinity");
-        if unreached {
-            assert_eq!(g, "unreached", "{what}: vertex {v} should be unreached");
-        } else {
-            assert_eq!(g.parse::<f64>().ok(), w.parse::<f64>().ok(), "{what}: vertex {v}: got {g}, want {w}");
-        }
-    }
-}
-
 #[test]
 fn p2p31_results_equal_the_exact_reference_answers() {
     let bfs = p2p31_result("programs/bfs/bfs_worklist.irg", &["--symmetrize"]);
@@ -159,7 +94,7 @@ fn p2p31_results_equal_the_exact_reference_answers() {
     // Components: the same partition (labels are arbitrary).
     let out = std::env::temp_dir().join(format!("irgc-p2p31-wcc-{}.out", std::process::id()));
     let g = data("p2p-31.e.xz");
-    run_verified("programs/cc/rem.irg", g.to_str().unwrap(), &["--symmetrize", "--out", out.to_str().unwrap()]);
+    run_verified("programs/cc/rem.irg", &g, &["--symmetrize", "--out", out.to_str().unwrap()]);
     let text = std::fs::read_to_string(&out).unwrap();
     std::fs::remove_file(&out).ok();
     let got: HashMap<&str, &str> = text.lines().filter_map(|l| l.split_once(' ')).collect();
@@ -175,13 +110,13 @@ fn p2p31_results_equal_the_exact_reference_answers() {
 #[test]
 fn run_errors_are_clear() {
     let fla = data("FLA.gr.xz");
-    let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", fla.to_str().unwrap(), "--param", "source=0"]);
+    let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", &fla, "--param", "source=0"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no node 0") && err.contains("source=#0"), "{err}");
     // `#i` names a node by its position, whatever the file calls it: here the node written as 1.
     let astro = data("astro-ph.graph.xz");
-    let by_position = run_verified("programs/bfs/bfs_worklist.irg", astro.to_str().unwrap(), &["--param", "source=#0"]);
+    let by_position = run_verified("programs/bfs/bfs_worklist.irg", &astro, &["--param", "source=#0"]);
     assert!(by_position.contains("from node 1"), "{by_position}");
     let out = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", "/nonexistent/g.mtx"]);
     assert_eq!(out.status.code(), Some(1));

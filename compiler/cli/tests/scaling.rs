@@ -2,26 +2,9 @@
 //! Louvain's hash table kept in each node's own edge range, and IPGC colouring's per-node neighbour lists and
 //! colour bitmaps (built once a node loses a conflict). Correctness only: no timing assertions.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Runs a program with `--verify` and fails with its output if it does not verify.
-fn run_verified(program: &str, graph: &str, extra: &[&str]) -> String {
-    let mut args = vec!["run", program, "--graph", graph, "--no-cache", "--verify"];
-    args.extend_from_slice(extra);
-    let out = Command::new(env!("CARGO_BIN_EXE_irgc")).current_dir(root()).args(&args).output().expect("irgc runs");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success() && stdout.contains("verify") && !stdout.contains("FAILED"),
-        "{program} on {graph} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
+use common::*;
 
 /// R-MAT graphs with hubs of degree in the thousands next to many nodes of degree 1.
 const POWER_LAW: &[&str] = &["gen:rmat:scale=13,ef=16,seed=1", "gen:rmat:scale=12,ef=4,preset=rmat-g,seed=2"];

@@ -1,0 +1,82 @@
+//! What the end-to-end tests share: where the repository and the shared graphs are, running the `irgc` binary,
+//! and the p2p-31 exact reference answers. Each test file uses the part it needs.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The repository root (programs are named relative to it).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The path of a graph in `../shared/data` (beside the clone).
+pub fn data(name: &str) -> String {
+    let dir = root().join("../shared/data");
+    assert!(dir.is_dir(), "the shared graphs are missing: expected them in {}", dir.display());
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+/// Runs the `irgc` binary from the repository root.
+pub fn irgc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irgc")).current_dir(root()).args(args).output().expect("irgc runs")
+}
+
+/// A file name in the temporary directory that no other test of this process uses.
+pub fn temp(what: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("irgc-test-{}-{n}-{what}", std::process::id()))
+}
+
+/// Runs a program with `--verify` (and `--no-cache`) and fails with its output if it does not verify.
+pub fn run_verified(program: &str, graph: &str, extra: &[&str]) -> String {
+    let mut args = vec!["run", program, "--graph", graph, "--no-cache", "--verify"];
+    args.extend_from_slice(extra);
+    let out = irgc(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && stdout.contains("verify") && !stdout.contains("FAILED"),
+        "{program} on {graph} {extra:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Reads a reference answer file of the shared data: `vertex value` per line.
+pub fn reference(name: &str) -> HashMap<String, String> {
+    let mut text = String::new();
+    xz2::read::XzDecoder::new(std::fs::File::open(data(name)).unwrap()).read_to_string(&mut text).unwrap();
+    text.lines()
+        .filter_map(|l| l.split_once(char::is_whitespace))
+        .map(|(a, b)| (a.to_string(), b.trim().to_string()))
+        .collect()
+}
+
+/// Runs a program on p2p-31 from vertex 6 and returns the `--out` file as `vertex -> value`.
+pub fn p2p31_result(program: &str, extra: &[&str]) -> HashMap<String, String> {
+    let out = temp("p2p31.out");
+    let mut args = vec!["--param", "source=6", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run_verified(program, &data("p2p-31.e.xz"), &args);
+    let text = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).ok();
+    text.lines().filter_map(|l| l.split_once(' ')).map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+/// Compares with the reference: numbers equal, and the reference's unreached markers where irgc writes `unreached`.
+pub fn assert_same(what: &str, got: &HashMap<String, String>, want: &HashMap<String, String>) {
+    assert_eq!(got.len(), want.len(), "{what}: node count");
+    for (v, w) in want {
+        let g = got.get(v).unwrap_or_else(|| panic!("{what}: vertex {v} missing"));
+        let unreached = matches!(w.as_str(), "9223372036854775807" | "1.797e308" | "infinity");
+        if unreached {
+            assert_eq!(g, "unreached", "{what}: vertex {v} should be unreached");
+        } else {
+            assert_eq!(g.parse::<f64>().ok(), w.parse::<f64>().ok(), "{what}: vertex {v}: got {g}, want {w}");
+        }
+    }
+}
