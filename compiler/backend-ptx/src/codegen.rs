@@ -147,7 +147,10 @@ impl<'c> Gen<'c, '_> {
     }
 }
 
-pub(crate) fn compile(m: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
+/// Compiles the kernels of `m` chosen by `only` (every kernel when `None`), with every device function, to one
+/// PTX module.
+pub(crate) fn compile(m: &Module, opts: &Options, only: Option<usize>) -> Result<PtxOutput, PtxError> {
+    let chosen = |i: usize| only.is_none_or(|k| k == i);
     let tm = target_machine(&opts.arch)?;
     let c = Context::create();
     let lm = c.create_module(&m.name);
@@ -164,7 +167,10 @@ pub(crate) fn compile(m: &Module, opts: &Options) -> Result<PtxOutput, PtxError>
     // Kernels first: they own their exact names (LLVM renames a later symbol that collides, and the runtime looks
     // entries up by name). Device functions and helpers have dotted names, which no IR identifier has.
     let mut entries = Vec::new();
-    for (_, k) in m.kernels.iter() {
+    for (i, (_, k)) in m.kernels.iter().enumerate() {
+        if !chosen(i) {
+            continue;
+        }
         let ty = c.void_type().fn_type(&[gptr.into(), c.i64_type().into()], false);
         let fv = g.lm.add_function(&k.name, ty, None);
         if fv.get_name().to_bytes() != k.name.as_bytes() {
@@ -205,7 +211,7 @@ pub(crate) fn compile(m: &Module, opts: &Options) -> Result<PtxOutput, PtxError>
     let mut kernels = Vec::new();
     let mut block_threads = Vec::new();
     let mut shared_bytes = Vec::new();
-    for ((_, k), fv) in m.kernels.iter().zip(entries) {
+    for ((_, k), fv) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
         let what = format!("kernel `{}`", k.name);
         let tile = match top_level(k) {
             Some(StmtKind::ForTile { threads, .. }) => {

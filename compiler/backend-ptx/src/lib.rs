@@ -111,7 +111,7 @@ impl Default for Options {
 }
 
 /// A compiled program.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PtxOutput {
     /// The LLVM IR as generated, before verification and optimisation (for `--emit llvm` and snapshots).
     pub llvm_ir: String,
@@ -154,5 +154,43 @@ pub use irgc_front::artifact::layout_of;
 
 /// Compiles every kernel of `module` (and the device functions they call) to one PTX module.
 pub fn compile(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
-    codegen::compile(module, opts)
+    codegen::compile(module, opts, None)
 }
+
+/// The same PTX entries as [`compile`], faster on a machine with several cores: each kernel is compiled in an LLVM
+/// module of its own on a thread of its own (LLVM optimises and emits one module on one thread), and the PTX texts
+/// are joined under one header. PTX labels and the demoted shared arrays are local to their entry, and device
+/// functions are always inlined, so the parts cannot collide. `llvm_ir` holds the parts' modules one after
+/// another; use [`compile`] to see a program's LLVM IR as one module.
+pub fn compile_parallel(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
+    let n = module.kernels.len();
+    if n <= 1 {
+        return compile(module, opts);
+    }
+    let parts: Vec<Result<PtxOutput, PtxError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n).map(|k| s.spawn(move || codegen::compile(module, opts, Some(k)))).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(PtxError::Llvm("a compile thread panicked".to_string()))))
+            .collect()
+    });
+    let mut out = PtxOutput::default();
+    for (i, part) in parts.into_iter().enumerate() {
+        let part = part?;
+        let Some(body_at) = part.ptx.find(PTX_HEADER_END).map(|at| at + PTX_HEADER_END.len()) else {
+            return Err(PtxError::Llvm(format!("PTX without `{}`", PTX_HEADER_END.trim())));
+        };
+        if i == 0 {
+            out.ptx.push_str(&part.ptx[..body_at]);
+        }
+        out.ptx.push_str(&part.ptx[body_at..]);
+        out.llvm_ir.push_str(&part.llvm_ir);
+        out.kernels.extend(part.kernels);
+        out.block_threads.extend(part.block_threads);
+        out.shared_bytes.extend(part.shared_bytes);
+    }
+    Ok(out)
+}
+
+/// The last line of the header LLVM writes before a PTX module's declarations and entries.
+const PTX_HEADER_END: &str = ".address_size 64\n";

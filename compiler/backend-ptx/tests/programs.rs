@@ -50,9 +50,14 @@ fn ptxas_accepts_every_program() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for p in programs() {
-        for arch in ["sm_90", "sm_80"] {
-            let out =
-                irgc_backend_ptx::compile(&p.module, &options(arch)).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        // The one-module PTX for both targets, and the joined kernel-per-thread PTX that `irgc` writes.
+        for (arch, joined) in [("sm_90", false), ("sm_80", false), ("sm_90", true)] {
+            let out = if joined {
+                irgc_backend_ptx::compile_parallel(&p.module, &options(arch))
+            } else {
+                irgc_backend_ptx::compile(&p.module, &options(arch))
+            };
+            let out = out.unwrap_or_else(|e| panic!("{}: {e}", p.name));
             match ptxas(&p.snap, &out.ptx, arch) {
                 None => {
                     eprintln!("note: IRGC_PTXAS is not set; skipping the ptxas check");
@@ -65,6 +70,21 @@ fn ptxas_accepts_every_program() {
     }
     assert!(failures.is_empty(), "ptxas failed:\n{}", failures.join("\n"));
     assert!(checked > 0);
+}
+
+#[test]
+fn kernel_per_thread_ptx_has_the_same_entries() {
+    for p in programs() {
+        let whole = irgc_backend_ptx::compile(&p.module, &options("sm_90")).unwrap();
+        let joined = irgc_backend_ptx::compile_parallel(&p.module, &options("sm_90")).unwrap();
+        assert_eq!(joined.kernels, whole.kernels, "{}", p.name);
+        assert_eq!(joined.block_threads, whole.block_threads, "{}", p.name);
+        assert_eq!(joined.shared_bytes, whole.shared_bytes, "{}", p.name);
+        assert_eq!(joined.ptx.matches(".version").count(), 1, "{}: one header", p.name);
+        for k in &whole.kernels {
+            assert_eq!(joined.ptx.matches(&format!(".entry {k}(")).count(), 1, "{}: entry {k}", p.name);
+        }
+    }
 }
 
 #[test]

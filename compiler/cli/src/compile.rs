@@ -51,10 +51,11 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     let front_ms = start.elapsed().as_secs_f64() * 1e3;
     let module = c.module.as_ref().ok_or_else(|| anyhow!("the front end produced no module"))?;
     let arch = args.arch.clone().unwrap_or_else(crate::arch::default_arch);
-    let ptx = |what: &str| -> Result<irgc_backend_ptx::PtxOutput> {
-        let options = irgc_backend_ptx::Options { arch: arch.clone() };
-        irgc_backend_ptx::compile(module, &options).map_err(|e| anyhow!("the PTX backend failed ({what}): {e}"))
-    };
+    let options = irgc_backend_ptx::Options { arch: arch.clone() };
+    let failed = |what: &str, e| anyhow!("the PTX backend failed ({what}): {e}");
+    // PTX is compiled a kernel per thread; LLVM IR is shown as one module.
+    let ptx = |what: &str| irgc_backend_ptx::compile_parallel(module, &options).map_err(|e| failed(what, e));
+    let llvm = || irgc_backend_ptx::compile(module, &options).map_err(|e| failed("LLVM IR", e));
     let artifact_json = || -> Result<String> {
         let artifact = crate::backend::lower(module);
         Ok(serde_json::to_string_pretty(&artifact)? + "\n")
@@ -81,7 +82,7 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     let text = match emit {
         Emit::Ast => irgc_front::syntax::print::print_ast(&c.files[0].1),
         Emit::Ir => irgc_front::ir::print::print_module(module),
-        Emit::Llvm => ptx("LLVM IR")?.llvm_ir,
+        Emit::Llvm => llvm()?.llvm_ir,
         Emit::Ptx => ptx("PTX")?.ptx,
         Emit::Artifact => artifact_json()?,
     };
