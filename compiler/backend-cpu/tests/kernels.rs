@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{module, Graph, Harness};
+use common::{conformance, module, Graph, Harness};
 use irgc_artifact::{reduce_combine, reduce_identity, ReduceOp, ScalarType};
 
 fn harness(src: &str, g: &Graph, dense: &[(usize, usize)]) -> Harness {
@@ -306,49 +306,7 @@ plan { rnd(1u64); }
 
 #[test]
 fn control_flow_and_functions() {
-    let src = r#"
-graph G;
-node deg: u32;
-node s: u64;
-node t: i32;
-fn collatz(x: u64) -> u32 {
-    var n = x;
-    var steps: u32 = 0;
-    while n != 1 {
-        if n % 2 == 0 { n = n / 2; } else { n = 3 * n + 1; }
-        steps += 1;
-    }
-    return steps;
-}
-fn first_big(a: [u32], v: node) -> bool {
-    for e in G.edges(v) {
-        if a[G.dst(e)] > 1 { return true; }
-    }
-    return false;
-}
-kernel cf() {
-    forall v in G.nodes {
-        forall e in G.edges(v) { atomic_add(deg[v], 1u32); }
-        var acc: u64 = 0;
-        for i in 0..10 {
-            if i % 2 == 0 { continue; }
-            acc += i as u64;
-        }
-        var k: i32 = 0;
-        repeat { k += 1; } until k >= 5;
-        loop {
-            k += 10;
-            if k > 30 { break; }
-        }
-        s[v] = acc + (collatz((v as u32 as u64) + 1) as u64) * 100;
-        t[v] = k;
-    }
-}
-kernel big() -> sum u32 {
-    forall v in G.nodes { if first_big(deg, v) { reduce 1; } }
-}
-plan { cf(); }
-"#;
+    let src = &conformance("control_flow");
     // Triangle 0-1-2 with pendant 3 on 2, and 4-5.
     let g = Graph::undirected(6, &[(0, 1), (1, 2), (2, 0), (2, 3), (4, 5)]);
     let mut h = harness(src, &g, &[]);
@@ -363,44 +321,16 @@ plan { cf(); }
 
 #[test]
 fn short_circuit_guards_out_of_bounds_reads() {
-    let src = r#"
-graph G;
-node x: u32;
-kernel k(n: u32) -> sum u32 {
-    forall i in 0..(1u32 << 30) {
-        if i < n && x[i as node] == 7 { reduce 1; }
-    }
-}
-plan { k(1u32); }
-"#;
+    let src = &conformance("control_flow");
     let mut h = harness(src, &Graph::path(4), &[]);
     h.set("x", &[7, 1, 7, 7]);
     // Far past the array: `x[i]` must not be read when `i >= n`.
-    assert_eq!(h.run_range("k", &[4], 0, 1 << 20), 3);
+    assert_eq!(h.run_range("guard", &[4], 0, 1 << 20), 3);
 }
 
 #[test]
 fn tile_reduction_with_barriers_in_loops() {
-    let src = r#"
-graph G;
-array a: u32[64];
-array out: u32[4];
-kernel tsum(nb: u32) {
-    forall tile b in 0..nb threads t in 0..16 {
-        shared s: u32[16];
-        s[t] = a[b * 16 + t];
-        barrier;
-        var stride: u32 = 8;
-        while stride > 0 {
-            if t < stride { s[t] = s[t] + s[t + stride]; }
-            barrier;
-            stride = stride / 2;
-        }
-        if t == 0 { out[b] = s[0]; }
-    }
-}
-plan { tsum(4u32); }
-"#;
+    let src = &conformance("tile_sum");
     let mut h = harness(src, &Graph::path(2), &[(64, 1), (4, 1)]);
     h.set("a", &(0..64).collect::<Vec<u64>>());
     assert_eq!(h.size("tsum", &[4]), 4);
@@ -438,21 +368,7 @@ plan { expand(0u32); }
 
 #[test]
 fn barrier_in_a_nested_forall_is_refused() {
-    let src = r#"
-graph G;
-array out: u32[16];
-kernel bad(nb: u32) {
-    forall tile b in 0..nb threads t in 0..16 {
-        shared s: u32[16];
-        forall i in 0..t {
-            s[t] = i;
-            barrier;
-        }
-        out[t] = s[t];
-    }
-}
-plan { bad(1u32); }
-"#;
+    let src = &conformance("nested_barrier");
     let m = module(src);
     let err = irgc_backend_cpu::compile(&m).err().expect("refused");
     assert_eq!(err.to_string(), "kernel `bad`: a barrier inside a nested `forall` of a `forall tile`");

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{module, options, ptxas};
+use common::{conformance, module, options, ptxas};
 use irgc_backend_ptx::{compile, PtxError, PtxOutput};
 
 /// Compiles `src` for both architectures, runs `ptxas` on both when available, returns the `sm_90` output.
@@ -243,55 +243,7 @@ plan { casts(1, 2); }
 
 #[test]
 fn control_flow_functions_and_short_circuit() {
-    let src = r#"
-graph G;
-node deg: u32;
-node s: u64;
-node t: i32;
-node x: u32;
-fn collatz(x: u64) -> u32 {
-    var n = x;
-    var steps: u32 = 0;
-    while n != 1 {
-        if n % 2 == 0 { n = n / 2; } else { n = 3 * n + 1; }
-        steps += 1;
-    }
-    return steps;
-}
-fn first_big(a: [u32], v: node) -> bool {
-    for e in G.edges(v) {
-        if a[G.dst(e)] > 1 { return true; }
-    }
-    return false;
-}
-kernel cf() {
-    forall v in G.nodes {
-        forall e in G.edges(v) { atomic_add(deg[v], 1u32); }
-        var acc: u64 = 0;
-        for i in 0..10 {
-            if i % 2 == 0 { continue; }
-            acc += i as u64;
-        }
-        var k: i32 = 0;
-        repeat { k += 1; } until k >= 5;
-        loop {
-            k += 10;
-            if k > 30 { break; }
-        }
-        s[v] = acc + (collatz((v as u32 as u64) + 1) as u64) * 100;
-        t[v] = k;
-    }
-}
-kernel big() -> sum u32 {
-    forall v in G.nodes { if first_big(deg, v) { reduce 1; } }
-}
-kernel guard(n: u32) -> sum u32 {
-    forall i in 0..(1u32 << 30) {
-        if i < n && x[i as node] == 7 { reduce 1; }
-    }
-}
-plan { cf(); }
-"#;
+    let src = &conformance("control_flow");
     let out = build("control_flow", src);
     // Device functions are inlined away.
     assert!(!out.ptx.contains(".func"), "{}", out.ptx);
@@ -299,47 +251,14 @@ plan { cf(); }
 
 #[test]
 fn tiles_with_barriers_in_loops() {
-    let src = r#"
-graph G;
-array a: u32[64];
-array out: u32[4];
-kernel tsum(nb: u32) -> max u32 {
-    forall tile b in 0..nb threads t in 0..16 {
-        shared s: u32[16];
-        s[t] = a[b * 16 + t];
-        barrier;
-        var stride: u32 = 8;
-        while stride > 0 {
-            if t < stride { s[t] = s[t] + s[t + stride]; }
-            barrier;
-            stride = stride / 2;
-        }
-        if t == 0 { out[b] = s[0]; reduce s[0]; }
-    }
-}
-plan { tsum(4u32); }
-"#;
+    let src = &conformance("tile_sum");
     let out = build("tiles", src);
     has(&out, &[".reqntid 16", "bar.sync", ".shared .align 16 .b8 tsum__s[64]", "atom.global.max.u32"]);
 }
 
 #[test]
 fn barrier_in_a_nested_forall_is_refused() {
-    let src = r#"
-graph G;
-array out: u32[16];
-kernel bad(nb: u32) {
-    forall tile b in 0..nb threads t in 0..16 {
-        shared s: u32[16];
-        forall i in 0..t {
-            s[t] = i;
-            barrier;
-        }
-        out[t] = s[t];
-    }
-}
-plan { bad(1u32); }
-"#;
+    let src = &conformance("nested_barrier");
     match compile(&module(src), &options("sm_90")) {
         Err(PtxError::Unsupported(msg)) => assert!(msg.contains("barrier"), "{msg}"),
         other => panic!("expected a refusal, got {other:?}"),

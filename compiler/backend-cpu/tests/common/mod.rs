@@ -309,3 +309,9 @@ pub fn scalar_bits(s: Scalar, x: f64) -> u64 {
         _ => x as i64 as u64,
     }
 }
+
+/// A program of the backends' shared conformance set, `tests/conformance/NAME.irg` (see its README).
+pub fn conformance(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/conformance/{name}.irg"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}

@@ -114,3 +114,9 @@ pub fn normalise_ptx(ptx: &str) -> String {
 pub fn normalise_ir(ir: &str) -> String {
     ir.lines().filter(|l| !l.starts_with("; ModuleID")).collect::<Vec<_>>().join("\n")
 }
+
+/// A program of the backends' shared conformance set, `tests/conformance/NAME.irg` (see its README).
+pub fn conformance(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/conformance/{name}.irg"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
