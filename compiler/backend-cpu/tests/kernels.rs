@@ -57,35 +57,7 @@ fn float_atomics_from_many_threads() {
     let edges: Vec<(u32, u32)> = (1..n as u32).map(|i| (i, 0)).collect();
     let weights: Vec<u64> = (1..n as u64).map(|i| ((i % 16) as f64 * 0.25).to_bits()).collect();
     let g = Graph::directed(n, &edges, weights);
-    let src = r#"
-graph G(weight: f64);
-node acc: f64;
-node sub: f32;
-node lo: f32;
-node hi: f64;
-node old: f64;
-kernel k() {
-    forall e in G.edges {
-        let d = G.dst(e);
-        let w = G.weight(e);
-        atomic_add(acc[d], w);
-        atomic_sub(sub[d], w as f32);
-        atomic_min(lo[d], w as f32);
-        atomic_max(hi[d], w);
-    }
-}
-kernel swap(x: f64) {
-    forall v in G.nodes {
-        if v == (0 as node) {
-            old[v] = atomic_exch(hi[v], x);
-            let o = atomic_cas(acc[v], 1.0, 2.0);
-            let p = atomic_cas(acc[v], o, 7.5);
-            old[G.src(0 as edge)] = p;
-        }
-    }
-}
-plan { k(); }
-"#;
+    let src = &conformance("atomics");
     let mut h = harness(src, &g, &[]);
     h.fill("lo", u64::from(f32::INFINITY.to_bits()));
     h.fill("hi", f64::NEG_INFINITY.to_bits());
@@ -95,6 +67,8 @@ plan { k(); }
     assert_eq!(f32::from_bits(h.get("sub")[0] as u32), -(want as f32));
     assert_eq!(f32::from_bits(h.get("lo")[0] as u32), 0.0);
     assert_eq!(f64::from_bits(h.get("hi")[0]), 3.75);
+    // Each thread subtracts 3, then raises to -1: whatever the interleaving, a raise comes last.
+    assert_eq!(h.get("cnt")[0] as i64, -1);
     h.run("swap", &[9.5f64.to_bits()]);
     assert_eq!(f64::from_bits(h.get("old")[0]), 3.75);
     assert_eq!(f64::from_bits(h.get("hi")[0]), 9.5);

@@ -72,43 +72,7 @@ plan { any_b(); }
 
 #[test]
 fn float_and_integer_atomics() {
-    let src = r#"
-graph G(weight: f64);
-node acc: f64;
-node sub: f32;
-node lo: f32;
-node hi: f64;
-node old: f64;
-node cnt: i64;
-node bits: u32;
-kernel k() {
-    forall e in G.edges {
-        let d = G.dst(e);
-        let w = G.weight(e);
-        atomic_add(acc[d], w);
-        atomic_sub(sub[d], w as f32);
-        atomic_min(lo[d], w as f32);
-        atomic_max(hi[d], w);
-        atomic_sub(cnt[d], 3i64);
-        atomic_max(cnt[d], -1i64);
-        atomic_and(bits[d], 6u32);
-        atomic_or(bits[d], 1u32);
-        atomic_xor(bits[d], 9u32);
-        atomic_exch(bits[d], 2u32);
-    }
-}
-kernel swap(x: f64) {
-    forall v in G.nodes {
-        if v == (0 as node) {
-            old[v] = atomic_exch(hi[v], x);
-            let o = atomic_cas(acc[v], 1.0, 2.0);
-            let p = atomic_cas(acc[v], o, 7.5);
-            old[G.src(0 as edge)] = p;
-        }
-    }
-}
-plan { k(); }
-"#;
+    let src = &conformance("atomics");
     let out = build("atomics", src);
     has(
         &out,
