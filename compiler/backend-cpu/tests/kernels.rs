@@ -147,45 +147,8 @@ plan { all(); }
 
 #[test]
 fn casts_and_signedness() {
-    let src = r#"
-graph G;
-param pi: i32 = -7;
-array r: i64[16];
-array u: u64[16];
-kernel casts(a: i32, b: u32) {
-    forall i in 0..1 {
-        r[0] = a as i64;
-        u[0] = b as u64;
-        r[1] = (a / 2) as i64;
-        r[2] = (a % 2) as i64;
-        u[1] = (b / 2) as u64;
-        r[3] = (a >> 1) as i64;
-        u[2] = (b >> 1) as u64;
-        u[3] = select(a < 0, 1u64, 0u64);
-        u[4] = select(b < 5, 1u64, 0u64);
-        r[4] = (-2.7f64) as i32 as i64;
-        r[5] = 1e20f64 as i32 as i64;
-        u[5] = (-1.5f64) as u32 as u64;
-        r[6] = true as i32 as i64;
-        u[6] = a as u32 as u64;
-        r[7] = (a / (a - a)) as i64;
-        r[8] = pi as i64;
-        u[7] = ((a as f64) * 1.5) as i64 as u64;
-        u[8] = (b as f32) as f64 as u64;
-        r[9] = abs(a) as i64;
-        u[9] = (a as node) as u64;
-        u[10] = select((b as node) > (3 as node), 1u64, 0u64);
-        r[10] = (a as i64) >> 1;
-        u[11] = ((a as i64) as u64) >> 60;
-        r[11] = (a - 2147483647 - 10) as i64;
-        u[12] = min(b, 3) as u64;
-        r[12] = max(a, -9) as i64;
-        r[13] = ((0 - 2147483647 - 1) / (0 - 1)) as i64;
-    }
-}
-plan { casts(1, 2); }
-"#;
-    let mut h = harness(src, &Graph::path(2), &[(16, 1), (16, 1)]);
+    let src = &conformance("casts");
+    let mut h = harness(src, &Graph::path(2), &[(16, 1), (16, 1), (8, 1), (64, 1), (64, 1)]);
     h.param("pi", (-7i32) as u32 as u64);
     h.run("casts", &[(-7i32) as u32 as u64, 0xFFFF_FFF9]);
     let r: Vec<i64> = h.get("r").iter().map(|&x| x as i64).collect();

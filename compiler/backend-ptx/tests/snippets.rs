@@ -142,61 +142,7 @@ plan { fill(4); }
 
 #[test]
 fn casts_bits_and_random() {
-    let src = r#"
-import std.random;
-graph G;
-param pi: i32 = -7;
-array r: i64[16];
-array u: u64[16];
-array c: u32[8];
-array out: u64[64];
-array un: f64[64];
-kernel casts(a: i32, b: u32) {
-    forall i in 0..1 {
-        r[0] = a as i64;
-        u[0] = b as u64;
-        r[1] = (a / 2) as i64;
-        r[2] = (a % 2) as i64;
-        u[1] = (b / 2) as u64;
-        r[3] = (a >> 1) as i64;
-        u[2] = (b >> 1) as u64;
-        u[3] = select(a < 0, 1u64, 0u64);
-        r[4] = (-2.7f64) as i32 as i64;
-        r[5] = 1e20f64 as i32 as i64;
-        u[5] = (-1.5f64) as u32 as u64;
-        r[6] = true as i32 as i64;
-        r[7] = (a / (a - a)) as i64;
-        r[8] = pi as i64;
-        u[7] = ((a as f64) * 1.5) as i64 as u64;
-        u[8] = (b as f32) as f64 as u64;
-        r[9] = abs(a) as i64;
-        r[10] = (a as i64) >> 1;
-        r[11] = ((a as f32) % 0.75f32) as i64;
-        u[12] = min(b, 3) as u64;
-        r[12] = max(a, -9) as i64;
-        r[13] = (sqrt(a as f64) * 2.0) as i64;
-    }
-}
-kernel bits(x: u64, y: u32) {
-    forall i in 0..1 {
-        c[0] = ctz(x);
-        c[1] = ctz(0u64);
-        c[2] = popcount(x);
-        c[3] = clz(y);
-        c[4] = ctz(0u32);
-        c[5] = popcount(y);
-        c[6] = clz(x);
-        c[7] = (y << x as u32) >> 3;
-    }
-}
-kernel rnd(seed: u64) {
-    forall i in 0..64 {
-        out[i] = random(seed, i as u64);
-        un[i] = uniform(seed, (i as u64) * 1000);
-    }
-}
-plan { casts(1, 2); }
-"#;
+    let src = &conformance("casts");
     let out = build("casts", src);
     assert!(out.llvm_ir.contains("llvm.fptosi.sat.i32.f64"), "{}", out.llvm_ir);
     assert!(out.llvm_ir.contains("llvm.fptoui.sat.i32.f64"), "{}", out.llvm_ir);
