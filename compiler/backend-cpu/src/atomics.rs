@@ -57,7 +57,7 @@ impl Lower<'_, '_> {
             AtomicOp::Min => AtomicRmwOp::Umin,
             AtomicOp::Max if signed => AtomicRmwOp::Smax,
             AtomicOp::Max => AtomicRmwOp::Umax,
-            AtomicOp::CompareExchange => unreachable!("handled above"),
+            AtomicOp::CompareExchange => return self.malformed("unreachable atomic_cas"),
         };
         Ok(self.b.ins().atomic_rmw(clif(elem), f, rmw, addr, v))
     }

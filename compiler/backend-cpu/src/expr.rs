@@ -211,12 +211,7 @@ impl Lower<'_, '_> {
         for &a in args {
             v.push(self.expr(a)?);
         }
-        let need = match fun {
-            MathFn::Min | MathFn::Max | MathFn::Random => 2,
-            MathFn::Select => 3,
-            _ => 1,
-        };
-        if v.len() != need {
+        if v.len() != fun.arity() {
             return self.malformed(format!("{} with {} arguments", fun.name(), v.len()));
         }
         let b = &mut self.b;

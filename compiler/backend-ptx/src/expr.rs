@@ -251,12 +251,7 @@ impl<'c> Lower<'c, '_> {
         for &a in args {
             v.push(self.expr(a)?);
         }
-        let need = match fun {
-            MathFn::Min | MathFn::Max | MathFn::Random => 2,
-            MathFn::Select => 3,
-            _ => 1,
-        };
-        if v.len() != need {
+        if v.len() != fun.arity() {
             return self.malformed(format!("{} with {} arguments", fun.name(), v.len()));
         }
         let float = arg_ty.is_float();

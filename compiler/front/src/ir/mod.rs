@@ -371,6 +371,15 @@ pub enum MathFn {
 }
 
 impl MathFn {
+    /// How many arguments a call takes: what the type checker asks for and both backends expect.
+    pub fn arity(self) -> usize {
+        match self {
+            MathFn::Min | MathFn::Max | MathFn::Random => 2,
+            MathFn::Select => 3,
+            _ => 1,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             MathFn::Min => "min",

@@ -956,18 +956,18 @@ impl<'s> BodyLowerer<'s> {
     }
 
     fn math(&mut self, name: &str, args: &[ast::Expr], span: Span, expect: Option<Scalar>) -> Option<Handle<Expr>> {
-        let (fun, n) = match name {
-            "min" => (MathFn::Min, 2),
-            "max" => (MathFn::Max, 2),
-            "abs" => (MathFn::Abs, 1),
-            "ctz" => (MathFn::Ctz, 1),
-            "clz" => (MathFn::Clz, 1),
-            "popcount" => (MathFn::Popcount, 1),
-            "sqrt" => (MathFn::Sqrt, 1),
-            "random" => (MathFn::Random, 2),
-            _ => (MathFn::Select, 3),
+        let fun = match name {
+            "min" => MathFn::Min,
+            "max" => MathFn::Max,
+            "abs" => MathFn::Abs,
+            "ctz" => MathFn::Ctz,
+            "clz" => MathFn::Clz,
+            "popcount" => MathFn::Popcount,
+            "sqrt" => MathFn::Sqrt,
+            "random" => MathFn::Random,
+            _ => MathFn::Select,
         };
-        if !self.arity(&format!("`{name}`"), args, n, span) {
+        if !self.arity(&format!("`{name}`"), args, fun.arity(), span) {
             return None;
         }
         let (hs, ty) = match fun {
