@@ -22,6 +22,9 @@ impl<'c> Lower<'c, '_> {
 
     /// Slot `i` of the context, as an `i64`.
     pub fn slot(&self, i: usize) -> Result<IntValue<'c>, PtxError> {
+        if let Some(&(_, v)) = self.overrides.iter().find(|(slot, _)| *slot == i) {
+            return Ok(v);
+        }
         let addr = self.slot_addr(i)?;
         let v = self.b.build_load(self.c.i64_type(), addr, &format!("slot{i}"))?;
         if let Some(inst) = v.as_instruction_value() {

@@ -123,6 +123,7 @@ impl<'c> Gen<'c, '_> {
             in_tile: frame.in_tile,
             returns,
             helpers: &mut self.helpers,
+            overrides: Vec::new(),
         };
         build(&mut lw)?;
         match returns {
@@ -147,10 +148,21 @@ impl<'c> Gen<'c, '_> {
     }
 }
 
-/// Compiles the kernels of `m` chosen by `only` (every kernel when `None`), with every device function, to one
-/// PTX module.
-pub(crate) fn compile(m: &Module, opts: &Options, only: Option<usize>) -> Result<PtxOutput, PtxError> {
-    let chosen = |i: usize| only.is_none_or(|k| k == i);
+/// Which entries one LLVM module holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Every kernel and every outlined pipe.
+    All,
+    Kernel(usize),
+    /// Outlined pipe `i` (`irgc_front::outline`).
+    Pipe(usize),
+}
+
+/// Compiles the entries of `m` chosen by `part`, with every device function, to one PTX module.
+pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutput, PtxError> {
+    let chosen = |i: usize| part == Part::All || part == Part::Kernel(i);
+    let pipes = irgc_front::outline::outlinable_pipes(m);
+    let pipe_chosen = |i: usize| part == Part::All || part == Part::Pipe(i);
     let tm = target_machine(&opts.arch)?;
     let c = Context::create();
     let lm = c.create_module(&m.name);
@@ -255,11 +267,62 @@ pub(crate) fn compile(m: &Module, opts: &Options, only: Option<usize>) -> Result
             };
             let size = size.into_int_value();
             size.set_name("size");
-            lw.kernel_entry(k, size)
+            lw.kernel_entry(k, Some(size))
         })?;
         kernels.push(k.name.clone());
         block_threads.push(tile.map(|n| n as u32));
         shared_bytes.push(bytes);
+    }
+
+    let mut pipe_entries = Vec::new();
+    for pipe in pipes.iter().filter(|p| pipe_chosen(p.index)) {
+        let name = pipe.entry();
+        let wl = &m.worklists[pipe.worklist].name;
+        let ty = c.void_type().fn_type(&[gptr.into(), crate::pipe::state_type(&c).into()], false);
+        let fv = g.lm.add_function(&name, ty, None);
+        if fv.get_name().to_bytes() != name.as_bytes() {
+            return Err(PtxError::Unsupported(format!(
+                "a kernel is named `{name}`, the name of the entry of the pipe over `{wl}`"
+            )));
+        }
+        fv.set_call_conventions(71);
+        g.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?;
+        let mut steps = Vec::new();
+        for kh in crate::pipe::pipe_kernels(pipe) {
+            let k = &m.kernels[kh];
+            let slots = crate::pipe::step_slots(&layout, pipe.worklist.index(), k);
+            let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into()];
+            params.extend(slots.iter().map(|_| BasicMetadataTypeEnum::from(c.i64_type())));
+            let sty = c.void_type().fn_type(&params, false);
+            let sv = g.lm.add_function(&crate::pipe::step_name(pipe.index, kh, m), sty, Some(Linkage::Internal));
+            sv.add_attribute(AttributeLoc::Function, inline);
+            let frame = Frame {
+                what: format!("kernel `{}` in the outlined pipe over `{wl}`", k.name),
+                returns: None,
+                in_tile: false,
+                shared: vec![],
+            };
+            g.define(sv, &k.body, frame, |lw| {
+                for (n, &slot) in slots.iter().enumerate() {
+                    let Some(v) = sv.get_nth_param(n as u32 + 1) else {
+                        return lw.malformed("missing step parameter");
+                    };
+                    lw.overrides.push((slot, v.into_int_value()));
+                }
+                lw.kernel_entry(k, None)
+            })?;
+            steps.push((kh, sv));
+        }
+        let frame = Frame { what: format!("the pipe over `{wl}`"), returns: None, in_tile: false, shared: vec![] };
+        g.define(fv, &m.plan, frame, |lw| {
+            let Some(state) = fv.get_nth_param(1) else {
+                return lw.malformed("missing state parameter");
+            };
+            let state = state.into_pointer_value();
+            state.set_name("state");
+            lw.pipe_entry(pipe, state, &steps)
+        })?;
+        pipe_entries.push(name);
     }
 
     g.helpers.link(&c, &g.lm)?;
@@ -271,5 +334,5 @@ pub(crate) fn compile(m: &Module, opts: &Options, only: Option<usize>) -> Result
         .write_to_memory_buffer(&g.lm, FileType::Assembly)
         .map_err(|e| PtxError::Llvm(format!("PTX emission: {e}")))?;
     let ptx = String::from_utf8_lossy(buf.as_slice()).into_owned();
-    Ok(PtxOutput { llvm_ir, ptx, kernels, block_threads, shared_bytes })
+    Ok(PtxOutput { llvm_ir, ptx, kernels, block_threads, shared_bytes, pipes: pipe_entries })
 }

@@ -129,7 +129,8 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// The body of a kernel entry: the grid-stride loop over `size` iterations (or tiles), then the reduction.
-    pub fn kernel_entry(&mut self, k: &Kernel, size: IntValue<'c>) -> Result<(), PtxError> {
+    /// Without `size` (a step of an outlined pipe), the space's own size, computed from the context, is used.
+    pub fn kernel_entry(&mut self, k: &Kernel, size: Option<IntValue<'c>>) -> Result<(), PtxError> {
         self.bind_kernel_args(k)?;
         if let Some((op, ty)) = k.reduction {
             let acc = self.alloca(types::reg(self.c, ty), "acc")?;
@@ -140,6 +141,7 @@ impl<'c> Lower<'c, '_> {
         match top_level(k) {
             Some(StmtKind::ForAll { vars, space, body }) => {
                 let sp = self.prepare_space(space)?;
+                let size = size.unwrap_or(sp.size);
                 let (tid, ctaid) = (self.sreg("tid")?, self.sreg("ctaid")?);
                 let (ntid, nctaid) = (self.sreg("ntid")?, self.sreg("nctaid")?);
                 let base = self.b.build_int_mul(ctaid, ntid, "")?;
@@ -153,6 +155,7 @@ impl<'c> Lower<'c, '_> {
             }
             Some(StmtKind::ForTile { tile_vars, tiles, thread_vars, threads, body }) => {
                 let sp = self.prepare_space(tiles)?;
+                let size = size.unwrap_or(sp.size);
                 let tid = self.sreg("tid")?;
                 let (ctaid, nctaid) = (self.sreg("ctaid")?, self.sreg("nctaid")?);
                 let first = self.b.build_or(ctaid, tid, "")?;

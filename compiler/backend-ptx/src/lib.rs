@@ -86,6 +86,7 @@ mod expr;
 mod helpers;
 mod kernel;
 mod lower;
+mod pipe;
 mod stmt;
 mod types;
 
@@ -124,6 +125,8 @@ pub struct PtxOutput {
     pub block_threads: Vec<Option<u32>>,
     /// Per kernel (same order): bytes of static shared memory its tile arrays take (0 without tiles).
     pub shared_bytes: Vec<u64>,
+    /// The entries of the outlined pipes (`irgc_pipe_<i>`, see `irgc_front::outline`), in pipe order.
+    pub pipes: Vec<String>,
 }
 
 /// Why a module could not be compiled to PTX.
@@ -154,7 +157,7 @@ pub use irgc_front::artifact::layout_of;
 
 /// Compiles every kernel of `module` (and the device functions they call) to one PTX module.
 pub fn compile(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
-    codegen::compile(module, opts, None)
+    codegen::compile(module, opts, codegen::Part::All)
 }
 
 /// The same PTX entries as [`compile`], faster on a machine with several cores: each kernel is compiled in an LLVM
@@ -164,11 +167,13 @@ pub fn compile(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
 /// another; use [`compile`] to see a program's LLVM IR as one module.
 pub fn compile_parallel(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
     let n = module.kernels.len();
-    if n <= 1 {
+    let pipes = irgc_front::outline::outlinable_pipes(module).len();
+    if n + pipes <= 1 {
         return compile(module, opts);
     }
+    let parts = (0..n).map(codegen::Part::Kernel).chain((0..pipes).map(codegen::Part::Pipe));
     let parts: Vec<Result<PtxOutput, PtxError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..n).map(|k| s.spawn(move || codegen::compile(module, opts, Some(k)))).collect();
+        let handles: Vec<_> = parts.map(|part| s.spawn(move || codegen::compile(module, opts, part))).collect();
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|_| Err(PtxError::Llvm("a compile thread panicked".to_string()))))
@@ -188,6 +193,7 @@ pub fn compile_parallel(module: &Module, opts: &Options) -> Result<PtxOutput, Pt
         out.kernels.extend(part.kernels);
         out.block_threads.extend(part.block_threads);
         out.shared_bytes.extend(part.shared_bytes);
+        out.pipes.extend(part.pipes);
     }
     Ok(out)
 }

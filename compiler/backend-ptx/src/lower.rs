@@ -60,6 +60,9 @@ pub(crate) struct Lower<'c, 'a> {
     /// `Some(ret)` when lowering a device function returning `ret`.
     pub returns: Option<Option<Scalar>>,
     pub helpers: &'a mut Helpers,
+    /// Context slots whose values come from elsewhere (a step of an outlined pipe gets its worklist buffers,
+    /// counts and arguments as parameters): [`Lower::slot`] answers these instead of loading the table.
+    pub overrides: Vec<(usize, IntValue<'c>)>,
 }
 
 impl<'c, 'a> Lower<'c, 'a> {

@@ -83,6 +83,27 @@ impl<'c> Lower<'c, '_> {
         })
     }
 
+    /// The ABI bits of a value of type `s` (the inverse of [`Lower::bits_to_value`]): integers and ids
+    /// zero-extended, floats as their IEEE bits, bool as 0/1.
+    pub fn value_to_bits(&self, s: Scalar, v: BasicValueEnum<'c>) -> Result<IntValue<'c>, PtxError> {
+        let i64t = self.c.i64_type();
+        Ok(match s {
+            Scalar::F32 => {
+                let i = self.b.build_bit_cast(v, self.c.i32_type(), "")?.into_int_value();
+                self.b.build_int_z_extend(i, i64t, "")?
+            }
+            Scalar::F64 => self.b.build_bit_cast(v, i64t, "")?.into_int_value(),
+            _ => {
+                let i = self.int(v)?;
+                if i.get_type().get_bit_width() == 64 {
+                    i
+                } else {
+                    self.b.build_int_z_extend(i, i64t, "")?
+                }
+            }
+        })
+    }
+
     /// Widens an integer, id or bool value of type `s` to `i64`, sign-extending signed types: for indices and
     /// sizes.
     pub fn to_i64(&self, s: Scalar, v: BasicValueEnum<'c>) -> Result<IntValue<'c>, PtxError> {

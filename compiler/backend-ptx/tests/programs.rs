@@ -1,5 +1,5 @@
-//! Every shipped program compiles to PTX: one `.entry` per kernel with the kernel's name, within the time
-//! budget; the LLVM IR of every program and the PTX of three are snapshotted (`llvm@DIR__NAME`,
+//! Every shipped program compiles to PTX: one `.entry` per kernel with the kernel's name and one per outlined
+//! pipe, within the time budget; the LLVM IR of every program and the PTX of three are snapshotted (`llvm@DIR__NAME`,
 //! `ptx@DIR__NAME`); and, when `IRGC_PTXAS` names a `ptxas`, the PTX assembles for `sm_90` (and `sm_80`).
 
 // The notes (ptxas skipped, compile times) are for whoever reads the test output.
@@ -24,7 +24,13 @@ fn every_program_compiles_with_one_entry_per_kernel() {
                 let entry = format!(".entry {name}(");
                 assert_eq!(out.ptx.matches(&entry).count(), 1, "{}: `{entry}` in\n{}", p.name, out.ptx);
             }
-            assert_eq!(out.ptx.matches(".entry ").count(), names.len(), "{}: extra entries", p.name);
+            let pipes: Vec<String> =
+                irgc_front::outline::outlinable_pipes(&p.module).iter().map(|pipe| pipe.entry()).collect();
+            assert_eq!(out.pipes, pipes, "{}", p.name);
+            for name in &pipes {
+                assert_eq!(out.ptx.matches(&format!(".entry {name}(")).count(), 1, "{}: `{name}`", p.name);
+            }
+            assert_eq!(out.ptx.matches(".entry ").count(), names.len() + pipes.len(), "{}: extra entries", p.name);
         }
     }
 }
@@ -78,6 +84,7 @@ fn kernel_per_thread_ptx_has_the_same_entries() {
         let whole = irgc_backend_ptx::compile(&p.module, &options("sm_90")).unwrap();
         let joined = irgc_backend_ptx::compile_parallel(&p.module, &options("sm_90")).unwrap();
         assert_eq!(joined.kernels, whole.kernels, "{}", p.name);
+        assert_eq!(joined.pipes, whole.pipes, "{}", p.name);
         assert_eq!(joined.block_threads, whole.block_threads, "{}", p.name);
         assert_eq!(joined.shared_bytes, whole.shared_bytes, "{}", p.name);
         assert_eq!(joined.ptx.matches(".version").count(), 1, "{}: one header", p.name);

@@ -66,8 +66,13 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
         let artifact_path = artifact_path(&ptx_path);
         write(&ptx_path, &out.ptx)?;
         write(&artifact_path, &artifact_json()?)?;
+        let pipes = match out.pipes.len() {
+            0 => String::new(),
+            1 => ", 1 outlined pipe".to_string(),
+            n => format!(", {n} outlined pipes"),
+        };
         println!(
-            "wrote {} ({} kernels, {}) and {}",
+            "wrote {} ({} kernels{pipes}, {}) and {}",
             ptx_path.display(),
             out.kernels.len(),
             arch,

@@ -49,9 +49,15 @@ pub struct RunArgs {
     /// Check the outputs against independent reference implementations (per the program's `output ... as`).
     #[arg(long)]
     verify: bool,
-    /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, time).
+    /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, time). Implies
+    /// --no-outline, so that every round of every pipe is recorded.
     #[arg(long)]
     stats: bool,
+    /// Run every pipe round by round from the host. By default, with --backend cuda, a pipe whose rounds only
+    /// launch kernels and update host locals runs as one persistent GPU kernel (iteration outlining), which
+    /// saves a launch and a read-back per round.
+    #[arg(long)]
+    no_outline: bool,
     /// Print the summary (and the statistics, with --stats) as one JSON object.
     #[arg(long)]
     json: bool,
@@ -114,6 +120,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         threads: args.threads,
         max_launches: args.max_launches,
         collect_stats: args.stats || args.json,
+        outline: !(args.no_outline || args.stats),
         memory_limit: None,
     };
     let (csr, name) = (&graph.csr, graph.name.as_str());
@@ -203,6 +210,12 @@ impl Summary<'_> {
             ),
         };
         s += &format!("launches  {}\n", e.launches);
+        for o in &e.stats.outlined {
+            s += &format!(
+                "outlined  pipe over `{}`: {} rounds in one GPU kernel (from {} items)\n",
+                o.worklist, o.rounds, o.size
+            );
+        }
         s += &format!("digest    {:016x}\n", irgc_runtime::digest(&e.outputs));
         if let Some(path) = &self.args.out {
             s += &format!("output    {}\n", path.display());

@@ -98,7 +98,28 @@ fn every_program_compiles_to_ptx_matching_its_artifact() {
                 _ => assert!(block <= irgc_backend_ptx::FORALL_MAX_THREADS),
             }
         }
+        // Each outlined pipe has its entry, with the block size the runtime launches it with.
+        let entries: Vec<&str> = artifact.pipes.iter().map(|p| p.entry.as_str()).collect();
+        assert_eq!(out.pipes, entries, "{}", path.display());
+        for name in entries {
+            let header = entry_header(&out.ptx, name).unwrap_or_else(|| panic!("{}: no `{name}`", path.display()));
+            assert!(header.contains(&format!(".maxntid {}", irgc_cuda::FORALL_BLOCK)), "{name}: {header}");
+        }
     }
+}
+
+#[test]
+fn the_worklist_traversals_and_suitor_are_outlined() {
+    let stems = |filter: fn(&Artifact) -> bool| -> Vec<String> {
+        programs()
+            .iter()
+            .filter(|p| filter(&irgc_front::artifact::lower(&module(p))))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(stems(|a| !a.pipes.is_empty()), ["bfs_worklist", "suitor", "sssp_worklist"]);
+    let out = irgc(&["compile", "programs/bfs/bfs_worklist.irg", "--arch", "sm_90", "-o", "/dev/null"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(1 kernels, 1 outlined pipe, sm_90)"), "{out:?}");
 }
 
 /// The CPU backend's program as the runtime's kernels.

@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 /// Builds the artifact of a module (which must have passed the validator).
 pub fn lower(m: &Module) -> art::Artifact {
     let plan_exprs = |h: Handle<ir::Expr>| host_expr(&m.plan, h);
+    let outlined = crate::outline::outlinable_pipes(m);
     art::Artifact {
         name: m.name.clone(),
         graph: m.graph.as_ref().map(|g| art::GraphDesc { weight: g.weight.map(scalar) }),
@@ -44,9 +45,17 @@ pub fn lower(m: &Module) -> art::Artifact {
             .map(|(_, w)| art::WorklistDesc { name: w.name.clone(), elem: scalar(w.elem) })
             .collect(),
         kernels: m.kernels.iter().map(|(_, k)| kernel(m, k)).collect(),
+        pipes: outlined
+            .iter()
+            .map(|p| art::PipeDesc {
+                entry: p.entry(),
+                worklist: p.worklist.index(),
+                launches_per_round: p.launches_per_round(),
+            })
+            .collect(),
         plan: art::Plan {
             locals: m.plan.locals.iter().map(|(_, l)| (l.name.clone(), local_scalar(l.ty))).collect(),
-            body: block(m, &m.plan, &m.plan.block),
+            body: Plan { outlined: &outlined }.block(&m.plan, &m.plan.block),
         },
         outputs: m
             .outputs
@@ -119,7 +128,7 @@ pub fn pushed_worklists(m: &Module, k: &ir::Kernel) -> Vec<usize> {
 }
 
 /// The worklists kernel `k` pushes to and retries into.
-fn kernel_effects(m: &Module, k: &ir::Kernel) -> (BTreeSet<usize>, BTreeSet<usize>) {
+pub(crate) fn kernel_effects(m: &Module, k: &ir::Kernel) -> (BTreeSet<usize>, BTreeSet<usize>) {
     let mut pushes = BTreeSet::new();
     let mut retries = BTreeSet::new();
     let mut seen = BTreeSet::new();
@@ -216,49 +225,62 @@ fn uses_sources(body: &Body) -> bool {
     body.exprs.iter().any(|(_, e)| matches!(e.kind, ExprKind::Graph(GraphQuery::Src(_))))
 }
 
-fn block(m: &Module, body: &Body, b: &ir::Block) -> Vec<art::HostStmt> {
-    b.iter().filter_map(|s| stmt(m, body, s)).collect()
+/// Lowers plan statements, marking the outlined pipes.
+struct Plan<'a, 'm> {
+    outlined: &'a [crate::outline::OutlinedPipe<'m>],
 }
 
-fn stmt(m: &Module, body: &Body, s: &ir::Statement) -> Option<art::HostStmt> {
-    let e = |h: Handle<ir::Expr>| host_expr(body, h);
-    let es = |hs: &[Handle<ir::Expr>]| hs.iter().map(|&h| host_expr(body, h)).collect::<Vec<_>>();
-    Some(match &s.kind {
-        StmtKind::Assign { local, value } => art::HostStmt::Assign { local: local.index(), value: e(*value) },
-        StmtKind::Store { array: ir::ArrayRef::Global(g), index, value } => {
-            art::HostStmt::Store { global: g.index(), index: es(index), value: e(*value) }
-        }
-        StmtKind::Fill { global, value } => art::HostStmt::Fill { global: global.index(), value: e(*value) },
-        StmtKind::HostPush { worklist, value } => art::HostStmt::Push { worklist: worklist.index(), value: e(*value) },
-        StmtKind::Clear { worklist } => art::HostStmt::Clear { worklist: worklist.index() },
-        StmtKind::Invoke { kernel, args, result } => {
-            art::HostStmt::Invoke { kernel: kernel.index(), args: es(args), result: result.map(|r| r.index()) }
-        }
-        StmtKind::If { cond, then, otherwise } => {
-            art::HostStmt::If { cond: e(*cond), then: block(m, body, then), otherwise: block(m, body, otherwise) }
-        }
-        StmtKind::Loop { body: b, continuing, break_if } => art::HostStmt::Loop {
-            body: block(m, body, b),
-            continuing: block(m, body, continuing),
-            break_if: break_if.map(e),
-        },
-        StmtKind::For { var, start, end, body: b } => {
-            art::HostStmt::For { var: var.index(), start: e(*start), end: e(*end), body: block(m, body, b) }
-        }
-        StmtKind::Break => art::HostStmt::Break,
-        StmtKind::Continue => art::HostStmt::Continue,
-        StmtKind::Pipe { worklist, body: b } => {
-            art::HostStmt::Pipe { worklist: worklist.index(), body: block(m, body, b) }
-        }
-        StmtKind::Hybrid { worklist, threshold, dense, sparse } => art::HostStmt::Hybrid {
-            worklist: worklist.index(),
-            threshold: e(*threshold),
-            dense: block(m, body, dense),
-            sparse: block(m, body, sparse),
-        },
-        // Device-only statements never occur in a validated plan.
-        _ => return None,
-    })
+impl Plan<'_, '_> {
+    fn block(&self, body: &Body, b: &ir::Block) -> Vec<art::HostStmt> {
+        b.iter().filter_map(|s| self.stmt(body, s)).collect()
+    }
+
+    fn stmt(&self, body: &Body, s: &ir::Statement) -> Option<art::HostStmt> {
+        let e = |h: Handle<ir::Expr>| host_expr(body, h);
+        let es = |hs: &[Handle<ir::Expr>]| hs.iter().map(|&h| host_expr(body, h)).collect::<Vec<_>>();
+        Some(match &s.kind {
+            StmtKind::Assign { local, value } => art::HostStmt::Assign { local: local.index(), value: e(*value) },
+            StmtKind::Store { array: ir::ArrayRef::Global(g), index, value } => {
+                art::HostStmt::Store { global: g.index(), index: es(index), value: e(*value) }
+            }
+            StmtKind::Fill { global, value } => art::HostStmt::Fill { global: global.index(), value: e(*value) },
+            StmtKind::HostPush { worklist, value } => {
+                art::HostStmt::Push { worklist: worklist.index(), value: e(*value) }
+            }
+            StmtKind::Clear { worklist } => art::HostStmt::Clear { worklist: worklist.index() },
+            StmtKind::Invoke { kernel, args, result } => {
+                art::HostStmt::Invoke { kernel: kernel.index(), args: es(args), result: result.map(|r| r.index()) }
+            }
+            StmtKind::If { cond, then, otherwise } => art::HostStmt::If {
+                cond: e(*cond),
+                then: self.block(body, then),
+                otherwise: self.block(body, otherwise),
+            },
+            StmtKind::Loop { body: b, continuing, break_if } => art::HostStmt::Loop {
+                body: self.block(body, b),
+                continuing: self.block(body, continuing),
+                break_if: break_if.map(e),
+            },
+            StmtKind::For { var, start, end, body: b } => {
+                art::HostStmt::For { var: var.index(), start: e(*start), end: e(*end), body: self.block(body, b) }
+            }
+            StmtKind::Break => art::HostStmt::Break,
+            StmtKind::Continue => art::HostStmt::Continue,
+            StmtKind::Pipe { worklist, body: b } => art::HostStmt::Pipe {
+                worklist: worklist.index(),
+                body: self.block(body, b),
+                outlined: self.outlined.iter().find(|p| std::ptr::eq(p.body, b)).map(|p| p.index),
+            },
+            StmtKind::Hybrid { worklist, threshold, dense, sparse } => art::HostStmt::Hybrid {
+                worklist: worklist.index(),
+                threshold: e(*threshold),
+                dense: self.block(body, dense),
+                sparse: self.block(body, sparse),
+            },
+            // Device-only statements never occur in a validated plan.
+            _ => return None,
+        })
+    }
 }
 
 fn host_expr(body: &Body, h: Handle<ir::Expr>) -> art::HostExpr {

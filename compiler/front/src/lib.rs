@@ -8,6 +8,7 @@ pub mod artifact;
 pub mod diag;
 pub mod driver;
 pub mod ir;
+pub mod outline;
 pub mod sema;
 pub mod span;
 pub mod syntax;

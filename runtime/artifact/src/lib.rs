@@ -129,6 +129,10 @@ pub struct Artifact {
     pub globals: Vec<GlobalDesc>,
     pub worklists: Vec<WorklistDesc>,
     pub kernels: Vec<KernelDesc>,
+    /// The pipes a GPU may run as one persistent kernel each (iteration outlining), indexed by
+    /// [`HostStmt::Pipe::outlined`]. A backend without such entries (the CPU) runs them round by round.
+    #[serde(default)]
+    pub pipes: Vec<PipeDesc>,
     pub plan: Plan,
     pub outputs: Vec<OutputDesc>,
 }
@@ -340,10 +344,13 @@ pub enum HostStmt {
     },
     Break,
     Continue,
-    /// Repeats `body` while the worklist is not empty.
+    /// Repeats `body` while the worklist is not empty. `outlined` indexes [`Artifact::pipes`] when the whole
+    /// loop can run on the device as one persistent kernel.
     Pipe {
         worklist: usize,
         body: Vec<HostStmt>,
+        #[serde(default)]
+        outlined: Option<usize>,
     },
     /// `dense` when the worklist holds more than `threshold × num_nodes` items, else `sparse`.
     Hybrid {
@@ -352,6 +359,63 @@ pub enum HostStmt {
         dense: Vec<HostStmt>,
         sparse: Vec<HostStmt>,
     },
+}
+
+/// A `pipe` outlined into one persistent GPU kernel (IrGL's iteration outlining).
+///
+/// Its body only launches kernels that sweep the pipe's worklist, the nodes, the edges or a range, push to no
+/// other worklist, retry nothing and reduce nothing, and assigns host locals from arithmetic on locals, params and
+/// graph sizes. So the device can run the whole loop: every thread keeps the host locals in registers (all
+/// compute the same values), each kernel launch becomes a grid-stride pass over its space, and a grid barrier
+/// separates the passes. See [`PipeState`] for the entry's ABI.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipeDesc {
+    /// The entry's name (`irgc_pipe_<index>`).
+    pub entry: String,
+    /// The worklist the pipe drains.
+    pub worklist: usize,
+    /// Kernel launches per round: the runtime's launch limit counts them.
+    pub launches_per_round: u64,
+}
+
+/// The state area of an outlined pipe's entry, `u64` words: `.entry irgc_pipe_<i>(ctx, state)`.
+///
+/// The kernel runs on a grid whose blocks are all resident at once (a cooperative launch), starting from the
+/// context's worklist slots (`InItems` holds the current items, `OutItems` the other buffer) and the counts below.
+/// Each round it reads the current count; it leaves when the count is 0 (status [`PipeState::DONE`]), when the
+/// worklist's overflow flag is set ([`PipeState::OVERFLOW`]) or when `MAX_ROUNDS` rounds ran
+/// ([`PipeState::LIMIT`]). Push counts rotate through three words: a pushing pass reads the current count, pushes
+/// into the next and zeroes the third, which every thread finished reading before the previous grid barrier. The
+/// thread with global index 0 writes `ROUNDS`, `STATUS` and the final host locals before the kernel ends.
+pub struct PipeState;
+
+impl PipeState {
+    /// Grid-barrier arrivals (`u32` in the low half); the runtime writes 0.
+    pub const BARRIER_COUNT: usize = 0;
+    /// Grid-barrier generation (`u32` in the low half), bumped by the last arrival.
+    pub const BARRIER_GEN: usize = 1;
+    /// In: the most rounds the kernel may run.
+    pub const MAX_ROUNDS: usize = 2;
+    /// Out: the rounds it ran.
+    pub const ROUNDS: usize = 3;
+    /// Out: why it stopped.
+    pub const STATUS: usize = 4;
+    /// In: three rotating push counts; the first holds the worklist's current count, the second 0.
+    pub const COUNTS: usize = 5;
+    /// In and out: the plan's host locals, as bits.
+    pub const LOCALS: usize = 8;
+
+    /// The worklist ran empty.
+    pub const DONE: u64 = 0;
+    /// `MAX_ROUNDS` rounds ran and the worklist is not empty.
+    pub const LIMIT: u64 = 1;
+    /// A push found the buffer full.
+    pub const OVERFLOW: u64 = 2;
+
+    /// Words of the state area of a plan with `locals` host locals.
+    pub fn words(locals: usize) -> usize {
+        Self::LOCALS + locals
+    }
 }
 
 /// The 9 slots of a worklist in the kernel context, in order.

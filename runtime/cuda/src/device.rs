@@ -8,18 +8,18 @@
 use std::time::{Duration, Instant};
 
 use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaEvent, CudaFunction, CudaModule, DriverError, LaunchConfig};
+use cudarc::driver::{CudaEvent, CudaFunction, CudaModule, CudaStream, DriverError, LaunchConfig};
 use cudarc::nvrtc::Ptx;
-use irgc_artifact::{reduce_identity, Artifact, KernelDesc, Layout};
+use irgc_artifact::{reduce_identity, Artifact, KernelDesc, Layout, PipeState};
 use irgc_runtime::memory::show_bytes;
-use irgc_runtime::{Device, Launched, RunError};
+use irgc_runtime::{Device, Launched, PipeEnd, PipeRun, RunError};
 use std::sync::Arc;
 
 use crate::driver::{self, GpuBuffer};
 use crate::error::{describe, device_error, CudaError};
 use crate::gpu::Gpu;
 use crate::pack::{fill_plan, pack, unpack, Fill};
-use crate::shape::{block_threads, launch_shape};
+use crate::shape::{block_threads, launch_shape, FORALL_BLOCK};
 use crate::slots::SlotTable;
 
 /// Elements written from the host before a [`Fill::Pattern`] fill doubles them on the device.
@@ -32,6 +32,17 @@ struct Kernel {
     max_threads: u32,
 }
 
+/// An outlined pipe's entry, loaded, with the grid it runs on.
+struct PipeEntry {
+    function: CudaFunction,
+    /// Blocks of [`FORALL_BLOCK`] threads: all resident at once, as the entry's grid barrier needs.
+    grid: u32,
+}
+
+/// Blocks per multiprocessor for an outlined pipe (fewer than an ordinary launch: every block takes part in
+/// every grid barrier, so more blocks make each barrier slower, and the frontiers of long pipes are small).
+const PIPE_BLOCKS_PER_SM: u32 = 2;
+
 /// Bytes moved between host and device, and the time it took (measured on the host, waiting for the copies).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Transfers {
@@ -43,6 +54,10 @@ pub struct Transfers {
 pub struct CudaDevice {
     gpu: Gpu,
     kernels: Vec<Kernel>,
+    /// Per outlined pipe of the artifact: its entry, if the PTX has it and the GPU can run it.
+    pipes: Vec<Option<PipeEntry>>,
+    /// The outlined pipes' state area (`PipeState`).
+    pipe_state: GpuBuffer,
     /// The kernel context in device memory, and what the host knows it holds.
     table: GpuBuffer,
     slots: SlotTable,
@@ -92,7 +107,13 @@ impl CudaDevice {
             }
             kernels.push(Kernel { function, max_threads: max_threads.max(0) as u32 });
         }
+        let pipes = artifact.pipes.iter().map(|p| pipe_entry(&module, &p.entry, gpu.sms)).collect();
         let layout = Layout::of(artifact);
+        let pipe_state = gpu
+            .stream
+            .alloc_zeros::<u8>(PipeState::words(artifact.plan.locals.len()) * 8)
+            .map_err(|e| CudaError::driver("cannot allocate the pipe state on the GPU", e))?;
+        let pipe_state = GpuBuffer::new(pipe_state, &gpu.stream);
         let table = gpu
             .stream
             .alloc_zeros::<u8>(layout.len() * 8)
@@ -111,6 +132,8 @@ impl CudaDevice {
             reduction_slot: layout.reduction(),
             gpu,
             kernels,
+            pipes,
+            pipe_state,
             table,
             launch_events,
             time_launches: false,
@@ -169,14 +192,12 @@ impl CudaDevice {
     }
 
     fn write_bytes(&mut self, buf: &mut GpuBuffer, offset: usize, bytes: &[u8]) -> Result<(), RunError> {
-        let stream = self.gpu.stream.clone();
-        let mut dst = buf.slice_mut().slice_mut(offset..offset + bytes.len());
-        stream.memcpy_htod(bytes, &mut dst).map_err(|e| device_error("cannot copy to the GPU", e))
+        copy_to(&self.gpu.stream, buf, offset, bytes)
     }
 
     /// Copies the changed slots of `ctx` (and the reduction identity, for a reducing kernel) to the device table.
-    fn upload_slots(&mut self, desc: &KernelDesc, ctx: &[u64]) -> Result<(), RunError> {
-        let forced = desc.reduction.map(|(op, ty)| (self.reduction_slot, reduce_identity(op, ty)));
+    fn upload_slots(&mut self, desc: Option<&KernelDesc>, ctx: &[u64]) -> Result<(), RunError> {
+        let forced = desc.and_then(|d| d.reduction).map(|(op, ty)| (self.reduction_slot, reduce_identity(op, ty)));
         if let Some(up) = self.slots.update(ctx, forced) {
             let bytes = pack(&up.values, 8, 1);
             let stream = self.gpu.stream.clone();
@@ -185,6 +206,21 @@ impl CudaDevice {
         }
         Ok(())
     }
+}
+
+/// Copies `bytes` to `buf` from byte `offset`, in stream order.
+fn copy_to(stream: &Arc<CudaStream>, buf: &mut GpuBuffer, offset: usize, bytes: &[u8]) -> Result<(), RunError> {
+    let mut dst = buf.slice_mut().slice_mut(offset..offset + bytes.len());
+    stream.memcpy_htod(bytes, &mut dst).map_err(|e| device_error("cannot copy to the GPU", e))
+}
+
+/// Loads an outlined pipe's entry and sizes its grid: `None` when the PTX lacks it or no block of it fits on a
+/// multiprocessor (the interpreter then runs the pipe round by round).
+fn pipe_entry(module: &Arc<CudaModule>, name: &str, sms: u32) -> Option<PipeEntry> {
+    let function = module.load_function(name).ok()?;
+    let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None).ok()?;
+    let grid = sms.checked_mul(per_sm.min(PIPE_BLOCKS_PER_SM))?;
+    (grid > 0).then_some(PipeEntry { function, grid })
 }
 
 impl Device for CudaDevice {
@@ -280,7 +316,7 @@ impl Device for CudaDevice {
         }
         let size = i64::try_from(size)
             .map_err(|_| RunError::Device(format!("kernel `{}` has {size} iterations, more than 2^63", desc.name)))?;
-        self.upload_slots(desc, ctx)?;
+        self.upload_slots(Some(desc), ctx)?;
         let cfg = LaunchConfig { grid_dim: (shape.grid, 1, 1), block_dim: (shape.block, 1, 1), shared_mem_bytes: 0 };
         let failed = |e| device_error(format_args!("kernel `{}` failed on the GPU", desc.name), e);
         let stream = &self.gpu.stream;
@@ -309,6 +345,29 @@ impl Device for CudaDevice {
             }
         };
         Ok(Launched { bits, seconds: ms as f64 / 1e3 })
+    }
+
+    fn run_pipe(&mut self, run: PipeRun<'_>, ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
+        let Some(Some(entry)) = self.pipes.get(run.pipe) else {
+            return Ok(None);
+        };
+        let (function, grid) = (entry.function.clone(), entry.grid);
+        self.upload_slots(None, ctx)?;
+        let mut words = vec![0u64; PipeState::words(run.locals.len())];
+        words[PipeState::MAX_ROUNDS] = run.max_rounds;
+        words[PipeState::COUNTS] = run.count;
+        words[PipeState::LOCALS..].copy_from_slice(run.locals);
+        copy_to(&self.gpu.stream, &mut self.pipe_state, 0, &pack(&words, 8, 1))?;
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (FORALL_BLOCK, 1, 1), shared_mem_bytes: 0 };
+        let what = format!("the pipe over worklist #{} (one cooperative kernel)", run.desc.worklist);
+        driver::launch_pipe(&self.gpu.stream, &function, &self.table, &self.pipe_state, cfg)
+            .map_err(|e| device_error(format_args!("{what} failed on the GPU"), e))?;
+        let end = self.read(&self.pipe_state, 8, 0, words.len() as u64)?;
+        Ok(Some(PipeEnd {
+            rounds: end[PipeState::ROUNDS],
+            status: end[PipeState::STATUS],
+            locals: end[PipeState::LOCALS..].to_vec(),
+        }))
     }
 
     fn begin_compute(&mut self, time_launches: bool) -> Result<(), RunError> {

@@ -134,6 +134,23 @@ pub fn launch(
     unsafe { args.launch(cfg) }.map(|_| ())
 }
 
+/// Launches the outlined pipe entry `f(ctx, state)` cooperatively on `stream` with `cfg` (the driver refuses a
+/// grid whose blocks cannot all be resident, which the entry's grid barrier needs).
+pub fn launch_pipe(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    ctx: &GpuBuffer,
+    state: &GpuBuffer,
+    cfg: LaunchConfig,
+) -> Result<(), DriverError> {
+    let mut args = stream.launch_builder(f);
+    args.arg(&ctx.slice).arg(&state.slice);
+    // SAFETY: a pipe entry's parameters are `(u64 ctx, u64 state)` (`irgc_artifact::PipeState`), matching the two
+    // arguments; `ctx` is the interpreter's context over live buffers (module documentation) and `state` a live
+    // buffer of `PipeState::words` words of this program.
+    unsafe { args.launch_cooperative(cfg) }.map(|_| ())
+}
+
 /// The compute capability of GPU 0, asked of the driver without creating a context (which would cost far more
 /// than the question): `None` when there is no driver or no GPU.
 pub fn capability_of_first_gpu() -> Option<(i32, i32)> {

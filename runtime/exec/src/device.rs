@@ -14,7 +14,7 @@
 
 use std::time::Duration;
 
-use irgc_artifact::KernelDesc;
+use irgc_artifact::{KernelDesc, PipeDesc};
 
 use crate::error::RunError;
 
@@ -32,6 +32,30 @@ pub struct Launched {
     pub bits: u64,
     /// How long the kernel ran, as the device measures it.
     pub seconds: f64,
+}
+
+/// An outlined `pipe` to run as one kernel (see [`irgc_artifact::PipeState`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PipeRun<'a> {
+    /// Its index in [`irgc_artifact::Artifact::pipes`].
+    pub pipe: usize,
+    pub desc: &'a PipeDesc,
+    /// The worklist's current item count (at least 1).
+    pub count: u64,
+    /// The most rounds it may run (the launch limit's remainder).
+    pub max_rounds: u64,
+    /// Every host local's bits.
+    pub locals: &'a [u64],
+}
+
+/// How an outlined pipe ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipeEnd {
+    pub rounds: u64,
+    /// One of `PipeState::{DONE, LIMIT, OVERFLOW}`.
+    pub status: u64,
+    /// Every host local's bits after the last round.
+    pub locals: Vec<u64>,
 }
 
 /// A machine that holds a program's memory and runs its kernels. See the module documentation for the split of
@@ -74,6 +98,13 @@ pub trait Device {
     /// in order may return before the kernel finishes, unless the kernel has a reduction (its result is returned)
     /// or launches are being timed: every later [`read`](Device::read) still sees the kernel's effects.
     fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError>;
+
+    /// Runs an outlined pipe to its end as one kernel, with the context `ctx`, or returns `None` when this device
+    /// cannot (the CPU; a GPU program compiled without the pipe's entry): the interpreter then runs it round by
+    /// round. The worklist's counters other than the overflow flag are left as they were.
+    fn run_pipe(&mut self, _run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
+        Ok(None)
+    }
 
     /// Marks the start of the plan, for [`Device::end_compute`]. With `time_launches`, every launch reports how
     /// long it took ([`Launched::seconds`]; `--stats`), which may cost a wait per launch; without, 0 will do.

@@ -33,11 +33,11 @@ use irgc_graph::Csr;
 
 pub use bounds::{range_len, space_size};
 pub use cpu::{CpuDevice, MIN_CHUNK};
-pub use device::{Device, DeviceBuffer, Launched};
+pub use device::{Device, DeviceBuffer, Launched, PipeEnd, PipeRun};
 pub use error::RunError;
 pub use output::{absent_word, digest, format_value, write_outputs, OutputData, OutputShape};
 pub use params::{parse_param, resolve_params, split_param};
-pub use stats::{LaunchRecord, Mode, PipeRound, Stats};
+pub use stats::{LaunchRecord, Mode, OutlinedRun, PipeRound, Stats};
 pub use verify::{verify, CheckReport};
 
 /// The kernels of a compiled program, as the CPU backend provides them.
@@ -73,6 +73,9 @@ pub struct RunOptions {
     pub max_launches: u64,
     /// Keep per-launch and per-round records ([`Stats`]).
     pub collect_stats: bool,
+    /// Let a device run an outlined `pipe` as one kernel ([`Device::run_pipe`]); off, every pipe runs round by
+    /// round from the host.
+    pub outline: bool,
     /// Bytes of memory the run may allocate; `None` means what the machine reports as available (and no limit
     /// where it reports nothing). Every array is also capped at 2^40 bytes.
     pub memory_limit: Option<u64>,
@@ -80,7 +83,13 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { threads: None, max_launches: DEFAULT_MAX_LAUNCHES, collect_stats: true, memory_limit: None }
+        RunOptions {
+            threads: None,
+            max_launches: DEFAULT_MAX_LAUNCHES,
+            collect_stats: true,
+            outline: true,
+            memory_limit: None,
+        }
     }
 }
 

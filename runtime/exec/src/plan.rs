@@ -11,14 +11,14 @@
 
 use std::time::Instant;
 
-use irgc_artifact::{Artifact, BinaryOp, HostExpr, HostStmt, Layout, ScalarType};
+use irgc_artifact::{Artifact, BinaryOp, HostExpr, HostStmt, Layout, PipeState, ScalarType};
 
 use crate::context;
-use crate::device::Device;
+use crate::device::{Device, PipeRun};
 use crate::error::RunError;
 use crate::eval::{self, Env};
 use crate::memory::{Global, Memory, Worklist};
-use crate::stats::{HybridChoice, Mode, PipeRound, Stats};
+use crate::stats::{HybridChoice, Mode, OutlinedRun, PipeRound, Stats};
 use crate::RunOptions;
 
 /// How a block ended.
@@ -194,21 +194,28 @@ impl<'a, D: Device> Machine<'a, D> {
             }
             HostStmt::Break => return Ok(Flow::Break),
             HostStmt::Continue => return Ok(Flow::Continue),
-            HostStmt::Pipe { worklist, body } => loop {
-                let size = self.worklist(*worklist)?.count;
-                if size == 0 {
-                    break;
+            HostStmt::Pipe { worklist, body, outlined } => {
+                if let Some(p) = outlined {
+                    if self.outlined_pipe(*p, *worklist)? {
+                        return Ok(Flow::Normal);
+                    }
                 }
-                self.round += 1;
-                if self.options.collect_stats {
-                    let name = self.mem.worklists[*worklist].name.clone();
-                    let rec = PipeRound { worklist: name, round: self.round, size };
-                    Stats::keep(&mut self.stats.pipe_rounds, &mut self.stats.dropped, rec);
+                loop {
+                    let size = self.worklist(*worklist)?.count;
+                    if size == 0 {
+                        break;
+                    }
+                    self.round += 1;
+                    if self.options.collect_stats {
+                        let name = self.mem.worklists[*worklist].name.clone();
+                        let rec = PipeRound { worklist: name, round: self.round, size };
+                        Stats::keep(&mut self.stats.pipe_rounds, &mut self.stats.dropped, rec);
+                    }
+                    if let Flow::Break = self.block(body)? {
+                        break;
+                    }
                 }
-                if let Flow::Break = self.block(body)? {
-                    break;
-                }
-            },
+            }
             HostStmt::Hybrid { worklist, threshold, dense, sparse } => {
                 let size = self.worklist(*worklist)?.count;
                 let t = eval::to_f64(threshold.ty, self.eval(threshold)?);
@@ -226,6 +233,53 @@ impl<'a, D: Device> Machine<'a, D> {
             }
         }
         Ok(Flow::Normal)
+    }
+
+    /// Runs outlined pipe `p` over worklist `w` as one kernel if the device can (and the options allow):
+    /// whether it did. Afterwards the host locals are the kernel's, the worklist is empty, and the launch count
+    /// and round number have moved on as if the rounds had run from the host.
+    fn outlined_pipe(&mut self, p: usize, w: usize) -> Result<bool, RunError> {
+        let artifact = self.artifact;
+        let Some(desc) = artifact.pipes.get(p) else {
+            return Err(RunError::plan(format!("the plan runs outlined pipe #{p}, which does not exist")));
+        };
+        let count = self.worklist(w)?.count;
+        let per_round = desc.launches_per_round.max(1);
+        let max_rounds = self.options.max_launches.saturating_sub(self.launches) / per_round;
+        // Nothing to run, or not a whole round left: the host loop says so (or ends) as usual.
+        if !self.options.outline || desc.worklist != w || count == 0 || max_rounds == 0 {
+            return Ok(false);
+        }
+        let run = PipeRun { pipe: p, desc, count, max_rounds, locals: &self.locals };
+        let Some(end) = self.dev.run_pipe(run, &self.ctx)? else {
+            return Ok(false);
+        };
+        for (i, &bits) in end.locals.iter().enumerate().take(self.locals.len()) {
+            self.set_local(i, bits)?;
+        }
+        self.launches += end.rounds * per_round;
+        self.round += end.rounds;
+        let name = self.mem.worklists[w].name.clone();
+        self.stats.outlined.push(OutlinedRun { worklist: name.clone(), size: count, rounds: end.rounds });
+        match end.status {
+            PipeState::DONE => {
+                self.mem.worklists[w].count = 0;
+                context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
+                Ok(true)
+            }
+            PipeState::LIMIT => Err(RunError::LaunchLimit {
+                limit: self.options.max_launches,
+                kernel: format!("pipe over {name}, run as one GPU kernel"),
+            }),
+            PipeState::OVERFLOW => Err(RunError::Overflow(format!(
+                "worklist `{name}` overflowed: a kernel of the pipe over it pushed more than its capacity of {} \
+                 items (max(nodes, edges) + 1); a node is probably pushed more than once per round",
+                self.mem.worklists[w].capacity
+            ))),
+            other => {
+                Err(RunError::Device(format!("the outlined pipe over `{name}` ended with unknown status {other}")))
+            }
+        }
     }
 
     /// A host push: appends to the worklist's current items.

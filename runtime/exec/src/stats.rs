@@ -68,11 +68,22 @@ pub struct HybridChoice {
     pub mode: Mode,
 }
 
+/// A `pipe` the device ran as one persistent kernel (iteration outlining): its rounds have no records of their
+/// own. Recorded with or without `collect_stats`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OutlinedRun {
+    pub worklist: String,
+    /// The worklist's size when the pipe started.
+    pub size: u64,
+    pub rounds: u64,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
     pub launches: Vec<LaunchRecord>,
     pub pipe_rounds: Vec<PipeRound>,
     pub hybrid: Vec<HybridChoice>,
+    pub outlined: Vec<OutlinedRun>,
     /// Records not kept because of [`MAX_RECORDS`].
     pub dropped: u64,
 }

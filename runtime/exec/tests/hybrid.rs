@@ -43,6 +43,7 @@ fn switches_dense_sparse_dense_sparse() {
                     otherwise: vec![],
                 },
             ],
+            outlined: None,
         },
     ];
     let kernels = vec![

@@ -62,6 +62,10 @@ pub struct BenchArgs {
     /// Stop a run after this many kernel launches (a guard against plans that never terminate).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LAUNCHES)]
     max_launches: u64,
+    /// Run every pipe round by round from the host, even where the GPU could run it as one kernel (to measure
+    /// what iteration outlining saves).
+    #[arg(long)]
+    no_outline: bool,
     #[command(flatten)]
     input: GraphArgs,
 }
@@ -207,6 +211,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
         max_launches: args.max_launches,
         // Per-launch records cost time inside the timed region; the table does not need them.
         collect_stats: false,
+        outline: !args.no_outline,
         memory_limit: None,
     };
     let mut verdict = None;

@@ -199,6 +199,7 @@ pub fn artifact(name: &str, weight: Option<ScalarType>) -> Artifact {
         globals: vec![],
         worklists: vec![],
         kernels: vec![],
+        pipes: vec![],
         plan: Plan::default(),
         outputs: vec![],
     }
@@ -331,6 +332,7 @@ pub fn bfs_artifact() -> Artifact {
                     invoke(0, vec![depth()], None),
                     HostStmt::Assign { local: 0, value: bin(BinaryOp::Add, depth(), u32c(1)) },
                 ],
+                outlined: None,
             },
         ],
     };

@@ -1,0 +1,340 @@
+//! Iteration outlining: an outlined `pipe` (see `irgc_front::outline`) as one persistent `.entry`.
+//!
+//! ```text
+//! .entry irgc_pipe_<i>(.param .u64 ctx, .param .u64 state)
+//! ```
+//!
+//! The entry runs the whole loop of the pipe: every thread holds the plan's host locals in registers (read from
+//! the state area, see `irgc_artifact::PipeState`) and computes the same values, so no thread needs to hear from
+//! another except through the worklist counts, which live in the state area and are read after a grid barrier.
+//! Each kernel launch of the pipe's body becomes a call of a *step*: the kernel's ordinary entry body (the
+//! grid-stride loop) as an internal, always-inlined function whose worklist slots and arguments come from
+//! parameters ([`Lower::overrides`]) instead of the context table, which stays unchanged during the launch as
+//! the kernel ABI requires. A grid barrier follows every step.
+//!
+//! The grid barrier needs every block resident at once: the runtime launches the entry cooperatively. It is the
+//! classic one: `bar.sync`; thread 0 of each block fences (`membar.gl`), reads the generation, arrives with an
+//! atomic add, and either (last arrival) resets the count, fences and bumps the generation, or spins until the
+//! generation changes, then fences again; `bar.sync`. The fences make every write before the barrier visible to
+//! every read after it, at GPU scope (they also drop stale L1 lines).
+//!
+//! The loop's exit is decided by every thread from values that cannot change while it decides: the round count
+//! (a register) and the current push count, which nobody pushes into during the round (pushes go to the next
+//! of the three rotating counts). A count above the capacity means a push overflowed, and ends the loop too.
+
+use crate::lower::{Lower, GLOBAL};
+use crate::PtxError;
+use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
+use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use irgc_artifact::{Layout, PipeState, WorklistSlot};
+use irgc_front::ir::{Handle, Kernel, LocalType, Module, Scalar, StmtKind};
+use irgc_front::outline::OutlinedPipe;
+
+/// The worklist slots a step takes as parameters, in order (its arguments follow).
+const STEP_WORKLIST_SLOTS: [WorklistSlot; 5] = [
+    WorklistSlot::InItems,
+    WorklistSlot::InCount,
+    WorklistSlot::OutItems,
+    WorklistSlot::OutCount,
+    WorklistSlot::SpentCount,
+];
+
+/// The context slots a step of kernel `k` in a pipe over worklist `w` takes as parameters (after the context
+/// pointer), in order.
+pub(crate) fn step_slots(layout: &Layout, w: usize, k: &Kernel) -> Vec<usize> {
+    let mut slots: Vec<usize> = STEP_WORKLIST_SLOTS.iter().map(|&s| layout.worklist(w, s)).collect();
+    slots.extend((0..k.params.len()).map(|i| layout.arg(i)));
+    slots
+}
+
+/// The kernels a pipe launches, each once, in order of first launch.
+pub(crate) fn pipe_kernels(pipe: &OutlinedPipe) -> Vec<Handle<Kernel>> {
+    let mut ks = Vec::new();
+    for s in pipe.body {
+        if let StmtKind::Invoke { kernel, .. } = s.kind {
+            if !ks.contains(&kernel) {
+                ks.push(kernel);
+            }
+        }
+    }
+    ks
+}
+
+/// The name of the step function of kernel `k` in outlined pipe `p`.
+pub(crate) fn step_name(p: usize, k: Handle<Kernel>, m: &Module) -> String {
+    format!("irgc.step.{p}.{}", m.kernels[k].name)
+}
+
+impl<'c> Lower<'c, '_> {
+    /// The body of an outlined pipe's entry (this `Lower` lowers the plan body); `steps` holds the step function
+    /// of each kernel the pipe launches.
+    pub fn pipe_entry(
+        &mut self,
+        pipe: &OutlinedPipe,
+        state: PointerValue<'c>,
+        steps: &[(Handle<Kernel>, FunctionValue<'c>)],
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        let word = |me: &mut Self, i: usize| me.state_word(state, i64t.const_int(i as u64, false));
+        let w = pipe.worklist.index();
+        let (tid, ctaid, ntid) = (self.sreg("tid")?, self.sreg("ctaid")?, self.sreg("ntid")?);
+        let base = self.b.build_int_mul(ctaid, ntid, "")?;
+        let gidx = self.b.build_int_add(base, tid, "gidx")?;
+        let first = self.b.build_int_compare(IntPredicate::EQ, gidx, i64t.const_zero(), "first")?;
+
+        // The host locals, from the state area.
+        for (h, local) in self.body.locals.iter() {
+            if let LocalType::Scalar(s) = local.ty {
+                let at = word(self, PipeState::LOCALS + h.index())?;
+                let bits = self.b.build_load(i64t, at, "")?.into_int_value();
+                let v = self.bits_to_value(s, bits)?;
+                self.write_local(h, v)?;
+            }
+        }
+        let items = [
+            self.slot(self.layout.worklist(w, WorklistSlot::InItems))?,
+            self.slot(self.layout.worklist(w, WorklistSlot::OutItems))?,
+        ];
+        let cap = self.slot(self.layout.worklist(w, WorklistSlot::Capacity))?;
+        let at = word(self, PipeState::MAX_ROUNDS)?;
+        let max_rounds = self.b.build_load(i64t, at, "max_rounds")?.into_int_value();
+        // Registers: which buffer holds the current items, the three rotating counts (current, next, spare),
+        // the rounds run and the exit status.
+        let flipped = self.alloca(self.c.bool_type().into(), "flipped")?;
+        self.b.build_store(flipped, self.c.bool_type().const_zero())?;
+        let rot: Vec<PointerValue<'c>> =
+            (0..3).map(|i| self.alloca(i64t.into(), &format!("count{i}"))).collect::<Result<_, _>>()?;
+        for (i, r) in rot.iter().enumerate() {
+            self.b.build_store(*r, i64t.const_int((PipeState::COUNTS + i) as u64, false))?;
+        }
+        let rounds = self.alloca(i64t.into(), "rounds")?;
+        self.b.build_store(rounds, i64t.const_zero())?;
+        let status = self.alloca(i64t.into(), "status")?;
+
+        let (head, go, exit) = (self.block("pipe.head"), self.block("pipe.round"), self.block("pipe.exit"));
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(head);
+        let count = self.rotating_count(state, rot[0])?;
+        let r = self.b.build_load(i64t, rounds, "")?.into_int_value();
+        let empty = self.b.build_int_compare(IntPredicate::EQ, count, i64t.const_zero(), "")?;
+        let over = self.b.build_int_compare(IntPredicate::UGT, count, cap, "")?;
+        let limit = self.b.build_int_compare(IntPredicate::UGE, r, max_rounds, "")?;
+        let why = self.b.build_select(limit, i64t.const_int(PipeState::LIMIT, false), i64t.const_zero(), "")?;
+        let why = self.b.build_select(over, i64t.const_int(PipeState::OVERFLOW, false), why.into_int_value(), "")?;
+        let why = self.b.build_select(empty, i64t.const_int(PipeState::DONE, false), why.into_int_value(), "")?;
+        self.b.build_store(status, why)?;
+        let stop = self.b.build_or(empty, over, "")?;
+        let stop = self.b.build_or(stop, limit, "stop")?;
+        self.b.build_conditional_branch(stop, exit, go)?;
+
+        self.b.position_at_end(go);
+        let next = self.b.build_int_add(r, i64t.const_int(1, false), "")?;
+        self.b.build_store(rounds, next)?;
+        for s in pipe.body {
+            match &s.kind {
+                StmtKind::Invoke { kernel, args, .. } => {
+                    let Some(&(_, step)) = steps.iter().find(|(k, _)| k == kernel) else {
+                        return self.malformed("an outlined pipe launches a kernel without a step");
+                    };
+                    let pushes = irgc_front::artifact::pushed_worklists(self.m, &self.m.kernels[*kernel]).contains(&w);
+                    self.launch_step(step, *kernel, args, pushes, (state, &rot, flipped, items, cap, first))?;
+                    self.grid_barrier(state)?;
+                    if pushes {
+                        // What was pushed becomes the current items; the count rotation moves on by one.
+                        let f = self.b.build_load(self.c.bool_type(), flipped, "")?.into_int_value();
+                        self.b.build_store(flipped, self.b.build_not(f, "")?)?;
+                        let v: Vec<IntValue<'c>> = rot
+                            .iter()
+                            .map(|p| Ok(self.b.build_load(i64t, *p, "")?.into_int_value()))
+                            .collect::<Result<_, PtxError>>()?;
+                        for i in 0..3 {
+                            self.b.build_store(rot[i], v[(i + 1) % 3])?;
+                        }
+                    }
+                }
+                StmtKind::Assign { .. } => self.stmt(s)?,
+                _ => return self.malformed("an outlined pipe holds a statement other than launches and assignments"),
+            }
+        }
+        self.b.build_unconditional_branch(head)?;
+
+        // Thread 0 reports: rounds, status and the final host locals.
+        self.b.position_at_end(exit);
+        self.if_else(
+            first,
+            |me| {
+                let r = me.b.build_load(i64t, rounds, "")?;
+                let at = word(me, PipeState::ROUNDS)?;
+                me.b.build_store(at, r)?;
+                let st = me.b.build_load(i64t, status, "")?;
+                let at = word(me, PipeState::STATUS)?;
+                me.b.build_store(at, st)?;
+                for (h, local) in me.body.locals.iter() {
+                    if let LocalType::Scalar(s) = local.ty {
+                        let v = me.read_local(h)?;
+                        let bits = me.value_to_bits(s, v)?;
+                        let at = word(me, PipeState::LOCALS + h.index())?;
+                        me.b.build_store(at, bits)?;
+                    }
+                }
+                Ok(())
+            },
+            |_| Ok(()),
+        )
+    }
+
+    /// The count in the state word whose index register `which` holds, read volatile (other blocks write it).
+    fn rotating_count(&mut self, state: PointerValue<'c>, which: PointerValue<'c>) -> Result<IntValue<'c>, PtxError> {
+        let i64t = self.c.i64_type();
+        let addr = self.rotating_addr(state, which)?;
+        let v = self.b.build_load(i64t, addr, "count")?;
+        v.as_instruction_value()
+            .ok_or_else(|| PtxError::Llvm("load is not an instruction".into()))?
+            .set_volatile(true)
+            .map_err(|e| PtxError::Llvm(e.to_string()))?;
+        Ok(v.into_int_value())
+    }
+
+    fn rotating_addr(
+        &mut self,
+        state: PointerValue<'c>,
+        which: PointerValue<'c>,
+    ) -> Result<PointerValue<'c>, PtxError> {
+        let idx = self.b.build_load(self.c.i64_type(), which, "")?.into_int_value();
+        self.state_word(state, idx)
+    }
+
+    /// The address of word `i` of the state area.
+    fn state_word(&mut self, state: PointerValue<'c>, i: IntValue<'c>) -> Result<PointerValue<'c>, PtxError> {
+        self.element(state, i, Scalar::U64, GLOBAL)
+    }
+
+    /// One kernel launch of the pipe: the step's worklist slots from the registers, its arguments computed here.
+    #[allow(clippy::type_complexity)]
+    fn launch_step(
+        &mut self,
+        step: FunctionValue<'c>,
+        kernel: Handle<Kernel>,
+        args: &[Handle<irgc_front::ir::Expr>],
+        pushes: bool,
+        (state, rot, flipped, items, cap, first): (
+            PointerValue<'c>,
+            &[PointerValue<'c>],
+            PointerValue<'c>,
+            [IntValue<'c>; 2],
+            IntValue<'c>,
+            IntValue<'c>,
+        ),
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        let f = self.b.build_load(self.c.bool_type(), flipped, "")?.into_int_value();
+        let in_items = self.b.build_select(f, items[1], items[0], "in_items")?.into_int_value();
+        let out_items = self.b.build_select(f, items[0], items[1], "out_items")?.into_int_value();
+        let count = self.rotating_count(state, rot[0])?;
+        let in_count = self.b.build_select(
+            self.b.build_int_compare(IntPredicate::UGT, count, cap, "")?,
+            cap,
+            count,
+            "in_count",
+        )?;
+        let out_count = self.rotating_addr(state, rot[1])?;
+        let spare = self.rotating_addr(state, rot[2])?;
+        if pushes {
+            // The spare count becomes the next pass's push count: zero it now, a grid barrier before that pass.
+            self.if_else(
+                first,
+                |me| {
+                    me.b.build_store(spare, i64t.const_zero())?;
+                    Ok(())
+                },
+                |_| Ok(()),
+            )?;
+        }
+        let as_bits = |me: &Self, p: PointerValue<'c>| me.b.build_ptr_to_int(p, i64t, "");
+        let mut call_args = vec![self.ctx.into(), in_items.into(), in_count.into()];
+        call_args.push(out_items.into());
+        call_args.push(as_bits(self, out_count)?.into());
+        call_args.push(as_bits(self, spare)?.into());
+        let k = &self.m.kernels[kernel];
+        for (&a, &p) in args.iter().zip(&k.params) {
+            let LocalType::Scalar(s) = k.body.locals[p].ty else {
+                return self.malformed("kernel parameter of array type");
+            };
+            let v = self.expr(a)?;
+            call_args.push(self.value_to_bits(s, v)?.into());
+        }
+        self.b.build_call(step, &call_args, "")?;
+        Ok(())
+    }
+
+    /// A barrier across the whole grid (every block resident: a cooperative launch). See the module docs.
+    fn grid_barrier(&mut self, state: PointerValue<'c>) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        let word = |me: &mut Self, i: usize| me.state_word(state, i64t.const_int(i as u64, false));
+        let fence = |me: &Self| -> Result<(), PtxError> {
+            let f = me.intrinsic("llvm.nvvm.membar.gl", None, &[]);
+            me.b.build_call(f, &[], "")?;
+            Ok(())
+        };
+        let volatile = |v: inkwell::values::BasicValueEnum<'c>| -> Result<(), PtxError> {
+            v.as_instruction_value()
+                .ok_or_else(|| PtxError::Llvm("not an instruction".into()))?
+                .set_volatile(true)
+                .map_err(|e| PtxError::Llvm(e.to_string()))
+        };
+        self.barrier()?;
+        let tid = self.sreg("tid")?;
+        let lead = self.b.build_int_compare(IntPredicate::EQ, tid, i64t.const_zero(), "lead")?;
+        let nblocks = self.sreg("nctaid")?;
+        self.if_else(
+            lead,
+            |me| {
+                fence(me)?;
+                let gen_ptr = word(me, PipeState::BARRIER_GEN)?;
+                let count_ptr = word(me, PipeState::BARRIER_COUNT)?;
+                let gen = me.b.build_load(i64t, gen_ptr, "gen")?;
+                volatile(gen)?;
+                let gen = gen.into_int_value();
+                let old = me.b.build_atomicrmw(
+                    AtomicRMWBinOp::Add,
+                    count_ptr,
+                    i64t.const_int(1, false),
+                    AtomicOrdering::Monotonic,
+                )?;
+                let last_n = me.b.build_int_sub(nblocks, i64t.const_int(1, false), "")?;
+                let last = me.b.build_int_compare(IntPredicate::EQ, old, last_n, "last")?;
+                me.if_else(
+                    last,
+                    |me| {
+                        let st = me.b.build_store(count_ptr, i64t.const_zero())?;
+                        st.set_volatile(true).map_err(|e| PtxError::Llvm(e.to_string()))?;
+                        fence(me)?;
+                        let bumped = me.b.build_int_add(gen, i64t.const_int(1, false), "")?;
+                        let st = me.b.build_store(gen_ptr, bumped)?;
+                        st.set_volatile(true).map_err(|e| PtxError::Llvm(e.to_string()))?;
+                        Ok(())
+                    },
+                    |me| {
+                        let (spin, done) = (me.block("gridbar.spin"), me.block("gridbar.done"));
+                        me.b.build_unconditional_branch(spin)?;
+                        me.b.position_at_end(spin);
+                        let now = me.b.build_load(i64t, gen_ptr, "")?;
+                        volatile(now)?;
+                        let same = me.b.build_int_compare(IntPredicate::EQ, now.into_int_value(), gen, "")?;
+                        me.b.build_conditional_branch(same, spin, done)?;
+                        me.b.position_at_end(done);
+                        Ok(())
+                    },
+                )?;
+                fence(me)
+            },
+            |_| Ok(()),
+        )?;
+        self.barrier()
+    }
+}
+
+/// The address space of the state pointer.
+pub(crate) fn state_type(c: &inkwell::context::Context) -> inkwell::types::PointerType<'_> {
+    c.ptr_type(AddressSpace::from(GLOBAL))
+}

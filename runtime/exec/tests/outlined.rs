@@ -1,0 +1,139 @@
+//! Outlined pipes through the interpreter: what it hands a device that runs a pipe as one kernel
+//! (`Device::run_pipe`), and what it makes of the answer. The device here is the CPU with a scripted `run_pipe`,
+//! so the interpreter's side is checked without a GPU: the pipe's start (count, round limit, host locals), the
+//! host locals and launch count afterwards, the errors for a pipe stopped by the round limit or an overflow, and
+//! the fallback to host rounds when outlining is off or the device declines.
+
+mod common;
+
+use std::cell::RefCell;
+
+use common::*;
+use irgc_artifact::*;
+use irgc_runtime::{CpuDevice, Device, DeviceRequest, Launched, PipeEnd, PipeRun, RunError, RunOptions};
+
+/// The CPU, with `run_pipe` answering `answer` (or declining, with `None`) and recording what it was asked.
+struct Scripted<'k> {
+    cpu: CpuDevice<'k>,
+    answer: Option<PipeEnd>,
+    asked: RefCell<Vec<(u64, u64, Vec<u64>)>>,
+}
+
+impl Device for Scripted<'_> {
+    type Buffer = irgc_runtime::memory::Buffer;
+
+    fn memory_limit(&self) -> Option<u64> {
+        self.cpu.memory_limit()
+    }
+
+    fn alloc_zeroed(&mut self, what: &str, len: u64, size: usize) -> Result<Self::Buffer, RunError> {
+        self.cpu.alloc_zeroed(what, len, size)
+    }
+
+    fn alloc_from(&mut self, what: &str, elems: &[u64], size: usize) -> Result<Self::Buffer, RunError> {
+        self.cpu.alloc_from(what, elems, size)
+    }
+
+    fn read(&self, buf: &Self::Buffer, size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {
+        self.cpu.read(buf, size, start, len)
+    }
+
+    fn write(&mut self, buf: &mut Self::Buffer, size: usize, start: u64, elems: &[u64]) -> Result<(), RunError> {
+        self.cpu.write(buf, size, start, elems)
+    }
+
+    fn fill(&mut self, buf: &mut Self::Buffer, size: usize, len: u64, bits: u64) -> Result<(), RunError> {
+        self.cpu.fill(buf, size, len, bits)
+    }
+
+    fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
+        self.cpu.launch(k, desc, ctx, size)
+    }
+
+    fn run_pipe(&mut self, run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
+        self.asked.borrow_mut().push((run.count, run.max_rounds, run.locals.to_vec()));
+        Ok(self.answer.clone())
+    }
+}
+
+/// The BFS of `bfs_artifact` with its pipe outlined, storing `depth` into `level[1]` after the pipe.
+fn outlined_bfs() -> Artifact {
+    let mut a = bfs_artifact();
+    a.pipes = vec![PipeDesc { entry: "irgc_pipe_0".into(), worklist: 0, launches_per_round: 1 }];
+    for s in &mut a.plan.body {
+        if let HostStmt::Pipe { outlined, .. } = s {
+            *outlined = Some(0);
+        }
+    }
+    a.plan.body.push(HostStmt::Store {
+        global: 0,
+        index: vec![cast(ScalarType::Node, u32c(1))],
+        value: local(ScalarType::U32, 0),
+    });
+    a
+}
+
+struct Outcome {
+    result: Result<(Vec<u64>, u64, Vec<irgc_runtime::OutlinedRun>), RunError>,
+    asked: Vec<(u64, u64, Vec<u64>)>,
+}
+
+fn run_scripted(answer: Option<PipeEnd>, options: RunOptions) -> Outcome {
+    let a = outlined_bfs();
+    let g = path_graph();
+    let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
+    let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
+    let mut dev = Scripted { cpu: CpuDevice::new(&fake, &options).unwrap(), answer, asked: RefCell::new(Vec::new()) };
+    let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
+    let result = irgc_runtime::run_on(&mut dev, req).map(|e| {
+        let level = dev.cpu.read(&e.memory.globals[0].buf, 4, 0, 6).unwrap();
+        (level, e.launches, e.stats.outlined)
+    });
+    Outcome { result, asked: dev.asked.into_inner() }
+}
+
+fn options() -> RunOptions {
+    RunOptions { threads: Some(2), max_launches: 1000, ..Default::default() }
+}
+
+#[test]
+fn a_finished_pipe_hands_back_its_locals_and_rounds() {
+    let end = PipeEnd { rounds: 5, status: PipeState::DONE, locals: vec![42] };
+    let out = run_scripted(Some(end), options());
+    // One source pushed, every launch left for rounds (one launch each), depth 0.
+    assert_eq!(out.asked, vec![(1, 1000, vec![0])]);
+    let (level, launches, outlined) = out.result.unwrap();
+    // The device ran nothing here, so only the source's level and the stored depth are set.
+    assert_eq!(level[0], 0);
+    assert_eq!(level[1], 42);
+    assert_eq!(launches, 5);
+    assert_eq!(outlined, vec![irgc_runtime::OutlinedRun { worklist: "frontier".into(), size: 1, rounds: 5 }]);
+}
+
+#[test]
+fn a_pipe_stopped_by_the_round_limit_or_an_overflow_fails_clearly() {
+    let limit = PipeEnd { rounds: 1000, status: PipeState::LIMIT, locals: vec![1000] };
+    let e = run_scripted(Some(limit), options()).result.expect_err("fails");
+    assert!(matches!(e, RunError::LaunchLimit { limit: 1000, .. }), "{e}");
+    assert!(e.to_string().contains("pipe over frontier, run as one GPU kernel"), "{e}");
+    let overflow = PipeEnd { rounds: 3, status: PipeState::OVERFLOW, locals: vec![3] };
+    let e = run_scripted(Some(overflow), options()).result.expect_err("fails");
+    assert!(matches!(e, RunError::Overflow(_)), "{e}");
+    assert!(e.to_string().contains("worklist `frontier` overflowed"), "{e}");
+}
+
+#[test]
+fn without_outlining_the_pipe_runs_round_by_round() {
+    // Outlining off: never asked. A device that declines: asked once, then the host rounds run.
+    for (answer, outline, asked) in
+        [(Some(PipeEnd { rounds: 1, status: 0, locals: vec![9] }), false, 0), (None, true, 1)]
+    {
+        let out = run_scripted(answer, RunOptions { outline, ..options() });
+        assert_eq!(out.asked.len(), asked);
+        let (level, launches, outlined) = out.result.unwrap();
+        // Levels along the path, then `depth` (5 rounds: levels 0..4 and one empty expansion) in level[1].
+        assert_eq!(level, vec![0, 5, 2, 3, 4, u32::MAX as u64]);
+        assert_eq!(launches, 5);
+        assert!(outlined.is_empty());
+    }
+}
