@@ -205,7 +205,10 @@ impl<'c> Lower<'c, '_> {
         self.if_else(
             changed,
             |me| {
-                let addr = me.slot_addr(slot)?;
+                let addr = match me.reduction_addr {
+                    Some(addr) => addr,
+                    None => me.slot_addr(slot)?,
+                };
                 let i32t = me.c.i32_type();
                 match op {
                     ReduceOp::Any => {

@@ -124,6 +124,7 @@ impl<'c> Gen<'c, '_> {
             returns,
             helpers: &mut self.helpers,
             overrides: Vec::new(),
+            reduction_addr: None,
         };
         build(&mut lw)?;
         match returns {
@@ -277,31 +278,31 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     let mut pipe_entries = Vec::new();
     for pipe in pipes.iter().filter(|p| pipe_chosen(p.index)) {
         let name = pipe.entry();
-        let wl = &m.worklists[pipe.worklist].name;
+        let what = match pipe.worklist {
+            Some(w) => format!("the pipe over `{}`", m.worklists[w].name),
+            None => "an outlined loop".to_string(),
+        };
         let ty = c.void_type().fn_type(&[gptr.into(), crate::pipe::state_type(&c).into()], false);
         let fv = g.lm.add_function(&name, ty, None);
         if fv.get_name().to_bytes() != name.as_bytes() {
-            return Err(PtxError::Unsupported(format!(
-                "a kernel is named `{name}`, the name of the entry of the pipe over `{wl}`"
-            )));
+            return Err(PtxError::Unsupported(format!("a kernel is named `{name}`, the name of the entry of {what}")));
         }
         fv.set_call_conventions(71);
         g.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?;
         let mut steps = Vec::new();
         for kh in crate::pipe::pipe_kernels(pipe) {
             let k = &m.kernels[kh];
-            let slots = crate::pipe::step_slots(&layout, pipe.worklist.index(), k);
+            let slots = crate::pipe::step_slots(&layout, pipe.worklist.map(|w| w.index()), k);
             let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into()];
             params.extend(slots.iter().map(|_| BasicMetadataTypeEnum::from(c.i64_type())));
+            if k.reduction.is_some() {
+                params.push(gptr.into());
+            }
             let sty = c.void_type().fn_type(&params, false);
             let sv = g.lm.add_function(&crate::pipe::step_name(pipe.index, kh, m), sty, Some(Linkage::Internal));
             sv.add_attribute(AttributeLoc::Function, inline);
-            let frame = Frame {
-                what: format!("kernel `{}` in the outlined pipe over `{wl}`", k.name),
-                returns: None,
-                in_tile: false,
-                shared: vec![],
-            };
+            let frame =
+                Frame { what: format!("kernel `{}` in {what}", k.name), returns: None, in_tile: false, shared: vec![] };
             g.define(sv, &k.body, frame, |lw| {
                 for (n, &slot) in slots.iter().enumerate() {
                     let Some(v) = sv.get_nth_param(n as u32 + 1) else {
@@ -309,11 +310,17 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
                     };
                     lw.overrides.push((slot, v.into_int_value()));
                 }
+                if k.reduction.is_some() {
+                    let Some(addr) = sv.get_nth_param(slots.len() as u32 + 1) else {
+                        return lw.malformed("missing reduction address parameter");
+                    };
+                    lw.reduction_addr = Some(addr.into_pointer_value());
+                }
                 lw.kernel_entry(k, None)
             })?;
             steps.push((kh, sv));
         }
-        let frame = Frame { what: format!("the pipe over `{wl}`"), returns: None, in_tile: false, shared: vec![] };
+        let frame = Frame { what, returns: None, in_tile: false, shared: vec![] };
         g.define(fv, &m.plan, frame, |lw| {
             let Some(state) = fv.get_nth_param(1) else {
                 return lw.malformed("missing state parameter");

@@ -49,8 +49,9 @@ pub fn lower(m: &Module) -> art::Artifact {
             .iter()
             .map(|p| art::PipeDesc {
                 entry: p.entry(),
-                worklist: p.worklist.index(),
+                worklist: p.worklist.map(|w| w.index()),
                 launches_per_round: p.launches_per_round(),
+                reductions: p.reductions(m),
             })
             .collect(),
         plan: art::Plan {
@@ -231,6 +232,11 @@ struct Plan<'a, 'm> {
 }
 
 impl Plan<'_, '_> {
+    /// The index of the outlined pipe or loop whose body is `b`.
+    fn outlined(&self, b: &ir::Block) -> Option<usize> {
+        self.outlined.iter().find(|p| std::ptr::eq(p.body, b)).map(|p| p.index)
+    }
+
     fn block(&self, body: &Body, b: &ir::Block) -> Vec<art::HostStmt> {
         b.iter().filter_map(|s| self.stmt(body, s)).collect()
     }
@@ -260,6 +266,7 @@ impl Plan<'_, '_> {
                 body: self.block(body, b),
                 continuing: self.block(body, continuing),
                 break_if: break_if.map(e),
+                outlined: self.outlined(b),
             },
             StmtKind::For { var, start, end, body: b } => {
                 art::HostStmt::For { var: var.index(), start: e(*start), end: e(*end), body: self.block(body, b) }
@@ -269,7 +276,7 @@ impl Plan<'_, '_> {
             StmtKind::Pipe { worklist, body: b } => art::HostStmt::Pipe {
                 worklist: worklist.index(),
                 body: self.block(body, b),
-                outlined: self.outlined.iter().find(|p| std::ptr::eq(p.body, b)).map(|p| p.index),
+                outlined: self.outlined(b),
             },
             StmtKind::Hybrid { worklist, threshold, dense, sparse } => art::HostStmt::Hybrid {
                 worklist: worklist.index(),

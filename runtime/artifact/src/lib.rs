@@ -331,10 +331,13 @@ pub enum HostStmt {
         otherwise: Vec<HostStmt>,
     },
     /// Runs `body`, then `continuing`, then leaves if `break_if` holds; `Continue` jumps to `continuing`.
+    /// `outlined` indexes [`Artifact::pipes`] when the whole loop can run on the device as one kernel.
     Loop {
         body: Vec<HostStmt>,
         continuing: Vec<HostStmt>,
         break_if: Option<HostExpr>,
+        #[serde(default)]
+        outlined: Option<usize>,
     },
     For {
         var: usize,
@@ -361,30 +364,35 @@ pub enum HostStmt {
     },
 }
 
-/// A `pipe` outlined into one persistent GPU kernel (IrGL's iteration outlining).
+/// A `pipe` or loop outlined into one persistent GPU kernel (IrGL's iteration outlining).
 ///
-/// Its body only launches kernels that sweep the pipe's worklist, the nodes, the edges or a range, push to no
-/// other worklist, retry nothing and reduce nothing, and assigns host locals from arithmetic on locals, params and
-/// graph sizes. So the device can run the whole loop: every thread keeps the host locals in registers (all
-/// compute the same values), each kernel launch becomes a grid-stride pass over its space, and a grid barrier
-/// separates the passes. See [`PipeState`] for the entry's ABI.
+/// Its body only launches kernels (top-level `forall`, no `retry`; a pipe's push to no worklist but the pipe's,
+/// a loop's to none), assigns host locals from arithmetic on locals, params and graph sizes, and (a loop) leaves
+/// with `if cond { break }`. So the device can run the whole loop: every thread keeps the host locals in
+/// registers (all compute the same values), each kernel launch becomes a grid-stride pass over its space, a grid
+/// barrier separates the passes, and a reduction's result is read by every thread after the barrier. See
+/// [`PipeState`] for the entry's ABI.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PipeDesc {
     /// The entry's name (`irgc_pipe_<index>`).
     pub entry: String,
-    /// The worklist the pipe drains.
-    pub worklist: usize,
+    /// The worklist the pipe drains; `None` for an outlined loop.
+    pub worklist: Option<usize>,
     /// Kernel launches per round: the runtime's launch limit counts them.
     pub launches_per_round: u64,
+    /// Launches of reducing kernels per round: each has three words of the state area.
+    #[serde(default)]
+    pub reductions: usize,
 }
 
 /// The state area of an outlined pipe's entry, `u64` words: `.entry irgc_pipe_<i>(ctx, state)`.
 ///
 /// The kernel runs on a grid whose blocks are all resident at once (a cooperative launch), starting from the
 /// context's worklist slots (`InItems` holds the current items, `OutItems` the other buffer) and the counts below.
-/// Each round it reads the current count; it leaves when the count is 0 (status [`PipeState::DONE`]), when the
-/// worklist's overflow flag is set ([`PipeState::OVERFLOW`]) or when `MAX_ROUNDS` rounds ran
-/// ([`PipeState::LIMIT`]). Push counts rotate through three words: a pushing pass reads the current count, pushes
+/// Each round it reads the current count; it leaves when the count is 0 or a loop breaks (status
+/// [`PipeState::DONE`]), when a push overflowed ([`PipeState::OVERFLOW`]) or when `MAX_ROUNDS` rounds ran
+/// ([`PipeState::LIMIT`]). Each reducing launch `j` of a round combines into one of its three words at
+/// `reduction(locals, j)`, rotating by round, the kernel itself writing the identity a round ahead. Push counts rotate through three words: a pushing pass reads the current count, pushes
 /// into the next and zeroes the third, which every thread finished reading before the previous grid barrier. The
 /// thread with global index 0 writes `ROUNDS`, `STATUS` and the final host locals before the kernel ends.
 pub struct PipeState;
@@ -412,9 +420,15 @@ impl PipeState {
     /// A push found the buffer full.
     pub const OVERFLOW: u64 = 2;
 
-    /// Words of the state area of a plan with `locals` host locals.
-    pub fn words(locals: usize) -> usize {
-        Self::LOCALS + locals
+    /// Words of the state area of a plan with `locals` host locals and pipes of at most `reductions` reducing
+    /// launches per round.
+    pub fn words(locals: usize, reductions: usize) -> usize {
+        Self::LOCALS + locals + 3 * reductions
+    }
+
+    /// The first of the three words of reducing launch `j`.
+    pub fn reduction(locals: usize, j: usize) -> usize {
+        Self::LOCALS + locals + 3 * j
     }
 }
 

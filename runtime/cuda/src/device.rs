@@ -42,6 +42,9 @@ struct PipeEntry {
 /// Blocks per multiprocessor for an outlined pipe (fewer than an ordinary launch: every block takes part in
 /// every grid barrier, so more blocks make each barrier slower, and the frontiers of long pipes are small).
 const PIPE_BLOCKS_PER_SM: u32 = 2;
+/// Blocks per multiprocessor for an outlined loop, whose kernels usually sweep every node each round: as many
+/// as an ordinary launch, for the memory parallelism the sweeps need.
+const LOOP_BLOCKS_PER_SM: u32 = 8;
 
 /// Bytes moved between host and device, and the time it took (measured on the host, waiting for the copies).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -107,11 +110,23 @@ impl CudaDevice {
             }
             kernels.push(Kernel { function, max_threads: max_threads.max(0) as u32 });
         }
-        let pipes = artifact.pipes.iter().map(|p| pipe_entry(&module, &p.entry, gpu.sms)).collect();
+        let pipes = artifact
+            .pipes
+            .iter()
+            .map(|p| {
+                let per_sm = if p.worklist.is_some() { PIPE_BLOCKS_PER_SM } else { LOOP_BLOCKS_PER_SM };
+                if gpu.cooperative {
+                    pipe_entry(&module, &p.entry, gpu.sms, per_sm)
+                } else {
+                    None
+                }
+            })
+            .collect();
         let layout = Layout::of(artifact);
+        let reductions = artifact.pipes.iter().map(|p| p.reductions).max().unwrap_or(0);
         let pipe_state = gpu
             .stream
-            .alloc_zeros::<u8>(PipeState::words(artifact.plan.locals.len()) * 8)
+            .alloc_zeros::<u8>(PipeState::words(artifact.plan.locals.len(), reductions) * 8)
             .map_err(|e| CudaError::driver("cannot allocate the pipe state on the GPU", e))?;
         let pipe_state = GpuBuffer::new(pipe_state, &gpu.stream);
         let table = gpu
@@ -215,11 +230,11 @@ fn copy_to(stream: &Arc<CudaStream>, buf: &mut GpuBuffer, offset: usize, bytes: 
 }
 
 /// Loads an outlined pipe's entry and sizes its grid: `None` when the PTX lacks it or no block of it fits on a
-/// multiprocessor (the interpreter then runs the pipe round by round).
-fn pipe_entry(module: &Arc<CudaModule>, name: &str, sms: u32) -> Option<PipeEntry> {
+/// multiprocessor (the interpreter then runs the pipe round by round, as on a GPU without cooperative launches).
+fn pipe_entry(module: &Arc<CudaModule>, name: &str, sms: u32, wanted_per_sm: u32) -> Option<PipeEntry> {
     let function = module.load_function(name).ok()?;
     let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None).ok()?;
-    let grid = sms.checked_mul(per_sm.min(PIPE_BLOCKS_PER_SM))?;
+    let grid = sms.checked_mul(per_sm.min(wanted_per_sm))?;
     (grid > 0).then_some(PipeEntry { function, grid })
 }
 
@@ -353,20 +368,23 @@ impl Device for CudaDevice {
         };
         let (function, grid) = (entry.function.clone(), entry.grid);
         self.upload_slots(None, ctx)?;
-        let mut words = vec![0u64; PipeState::words(run.locals.len())];
+        let mut words = vec![0u64; PipeState::words(run.locals.len(), run.desc.reductions)];
         words[PipeState::MAX_ROUNDS] = run.max_rounds;
         words[PipeState::COUNTS] = run.count;
-        words[PipeState::LOCALS..].copy_from_slice(run.locals);
+        words[PipeState::LOCALS..PipeState::LOCALS + run.locals.len()].copy_from_slice(run.locals);
         copy_to(&self.gpu.stream, &mut self.pipe_state, 0, &pack(&words, 8, 1))?;
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (FORALL_BLOCK, 1, 1), shared_mem_bytes: 0 };
-        let what = format!("the pipe over worklist #{} (one cooperative kernel)", run.desc.worklist);
+        let what = match run.desc.worklist {
+            Some(w) => format!("the pipe over worklist #{w} (one cooperative kernel)"),
+            None => "an outlined loop (one cooperative kernel)".to_string(),
+        };
         driver::launch_pipe(&self.gpu.stream, &function, &self.table, &self.pipe_state, cfg)
             .map_err(|e| device_error(format_args!("{what} failed on the GPU"), e))?;
         let end = self.read(&self.pipe_state, 8, 0, words.len() as u64)?;
         Ok(Some(PipeEnd {
             rounds: end[PipeState::ROUNDS],
             status: end[PipeState::STATUS],
-            locals: end[PipeState::LOCALS..].to_vec(),
+            locals: end[PipeState::LOCALS..PipeState::LOCALS + run.locals.len()].to_vec(),
         }))
     }
 

@@ -19,6 +19,8 @@ pub struct Gpu {
     pub capability: (i32, i32),
     /// Streaming multiprocessors.
     pub sms: u32,
+    /// Whether the GPU takes cooperative launches (which outlined pipes need for their grid barrier).
+    pub cooperative: bool,
     /// Bytes of device memory, in all and free when opened.
     pub total_memory: u64,
     pub free_memory: u64,
@@ -52,6 +54,8 @@ impl Gpu {
             ctx.compute_capability().map_err(|e| CudaError::driver("cannot query the GPU's compute capability", e))?;
         let sms =
             query("multiprocessor count", ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))?;
+        let cooperative =
+            ctx.attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH).is_ok_and(|c| c != 0);
         let (free, total) = ctx.mem_get_info().map_err(|e| CudaError::driver("cannot query the GPU's memory", e))?;
         let stream = ctx.default_stream();
         Ok(Gpu {
@@ -60,6 +64,7 @@ impl Gpu {
             name,
             capability,
             sms: sms.max(1) as u32,
+            cooperative,
             total_memory: total as u64,
             free_memory: free as u64,
         })

@@ -76,6 +76,9 @@ pub struct RunOptions {
     /// Let a device run an outlined `pipe` as one kernel ([`Device::run_pipe`]); off, every pipe runs round by
     /// round from the host.
     pub outline: bool,
+    /// Also run outlined loops (`while step() { .. }`) as one kernel. Off by default: it pays on long loops of
+    /// light rounds (road networks) and costs on short loops of heavy sweeps (see `docs/traversals.md`).
+    pub outline_loops: bool,
     /// Bytes of memory the run may allocate; `None` means what the machine reports as available (and no limit
     /// where it reports nothing). Every array is also capped at 2^40 bytes.
     pub memory_limit: Option<u64>,
@@ -88,6 +91,7 @@ impl Default for RunOptions {
             max_launches: DEFAULT_MAX_LAUNCHES,
             collect_stats: true,
             outline: true,
+            outline_loops: false,
             memory_limit: None,
         }
     }

@@ -167,7 +167,8 @@ impl<'a, D: Device> Machine<'a, D> {
                 let branch = if self.eval(cond)? != 0 { then } else { otherwise };
                 return self.block(branch);
             }
-            HostStmt::Loop { body, continuing, break_if } => loop {
+            HostStmt::Loop { outlined: Some(p), .. } if self.outlined_pipe(*p, None)? => {}
+            HostStmt::Loop { body, continuing, break_if, .. } => loop {
                 if let Flow::Break = self.block(body)? {
                     break;
                 }
@@ -196,7 +197,7 @@ impl<'a, D: Device> Machine<'a, D> {
             HostStmt::Continue => return Ok(Flow::Continue),
             HostStmt::Pipe { worklist, body, outlined } => {
                 if let Some(p) = outlined {
-                    if self.outlined_pipe(*p, *worklist)? {
+                    if self.outlined_pipe(*p, Some(*worklist))? {
                         return Ok(Flow::Normal);
                     }
                 }
@@ -235,19 +236,23 @@ impl<'a, D: Device> Machine<'a, D> {
         Ok(Flow::Normal)
     }
 
-    /// Runs outlined pipe `p` over worklist `w` as one kernel if the device can (and the options allow):
-    /// whether it did. Afterwards the host locals are the kernel's, the worklist is empty, and the launch count
-    /// and round number have moved on as if the rounds had run from the host.
-    fn outlined_pipe(&mut self, p: usize, w: usize) -> Result<bool, RunError> {
+    /// Runs outlined pipe `p` over worklist `w` (or outlined loop `p`, without) as one kernel if the device can
+    /// (and the options allow): whether it did. Afterwards the host locals are the kernel's, the worklist is
+    /// empty, and the launch count and round number have moved on as if the rounds had run from the host.
+    fn outlined_pipe(&mut self, p: usize, w: Option<usize>) -> Result<bool, RunError> {
         let artifact = self.artifact;
         let Some(desc) = artifact.pipes.get(p) else {
             return Err(RunError::plan(format!("the plan runs outlined pipe #{p}, which does not exist")));
         };
-        let count = self.worklist(w)?.count;
+        let count = match w {
+            Some(w) => self.worklist(w)?.count,
+            None => 0,
+        };
         let per_round = desc.launches_per_round.max(1);
         let max_rounds = self.options.max_launches.saturating_sub(self.launches) / per_round;
         // Nothing to run, or not a whole round left: the host loop says so (or ends) as usual.
-        if !self.options.outline || desc.worklist != w || count == 0 || max_rounds == 0 {
+        let allowed = self.options.outline && (w.is_some() || self.options.outline_loops);
+        if !allowed || desc.worklist != w || (w.is_some() && count == 0) || max_rounds == 0 {
             return Ok(false);
         }
         let run = PipeRun { pipe: p, desc, count, max_rounds, locals: &self.locals };
@@ -258,27 +263,27 @@ impl<'a, D: Device> Machine<'a, D> {
             self.set_local(i, bits)?;
         }
         self.launches += end.rounds * per_round;
-        self.round += end.rounds;
-        let name = self.mem.worklists[w].name.clone();
-        self.stats.outlined.push(OutlinedRun { worklist: name.clone(), size: count, rounds: end.rounds });
-        match end.status {
-            PipeState::DONE => {
-                self.mem.worklists[w].count = 0;
-                context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
-                Ok(true)
-            }
-            PipeState::LIMIT => Err(RunError::LaunchLimit {
+        let name = w.map(|w| self.mem.worklists[w].name.clone());
+        let what = name.as_ref().map_or("loop".to_string(), |n| format!("pipe over {n}"));
+        if let Some(w) = w {
+            self.round += end.rounds;
+            self.mem.worklists[w].count = 0;
+            context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
+        }
+        let worklist = name.unwrap_or_default();
+        self.stats.outlined.push(OutlinedRun { worklist, size: count, rounds: end.rounds });
+        match (end.status, w) {
+            (PipeState::DONE, _) => Ok(true),
+            (PipeState::LIMIT, _) => Err(RunError::LaunchLimit {
                 limit: self.options.max_launches,
-                kernel: format!("pipe over {name}, run as one GPU kernel"),
+                kernel: format!("{what}, run as one GPU kernel"),
             }),
-            PipeState::OVERFLOW => Err(RunError::Overflow(format!(
-                "worklist `{name}` overflowed: a kernel of the pipe over it pushed more than its capacity of {} \
-                 items (max(nodes, edges) + 1); a node is probably pushed more than once per round",
-                self.mem.worklists[w].capacity
+            (PipeState::OVERFLOW, Some(w)) => Err(RunError::Overflow(format!(
+                "worklist `{}` overflowed: a kernel of the pipe over it pushed more than its capacity of {} items \
+                 (max(nodes, edges) + 1); a node is probably pushed more than once per round",
+                self.mem.worklists[w].name, self.mem.worklists[w].capacity
             ))),
-            other => {
-                Err(RunError::Device(format!("the outlined pipe over `{name}` ended with unknown status {other}")))
-            }
+            (other, _) => Err(RunError::Device(format!("the outlined {what} ended with unknown status {other}"))),
         }
     }
 

@@ -72,8 +72,9 @@ pub struct HybridChoice {
 /// own. Recorded with or without `collect_stats`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OutlinedRun {
+    /// The pipe's worklist (empty for an outlined loop).
     pub worklist: String,
-    /// The worklist's size when the pipe started.
+    /// The worklist's size when the pipe started (0 for a loop).
     pub size: u64,
     pub rounds: u64,
 }

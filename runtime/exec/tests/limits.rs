@@ -40,7 +40,12 @@ fn a_runaway_loop_stops_at_the_launch_limit() {
     let g = graph(1, &[], false, 0);
     let mut a = artifact("forever", None);
     a.kernels = vec![kdesc("spin", vec![], Space::Nodes)];
-    a.plan.body = vec![HostStmt::Loop { body: vec![invoke(0, vec![], None)], continuing: vec![], break_if: None }];
+    a.plan.body = vec![HostStmt::Loop {
+        body: vec![invoke(0, vec![], None)],
+        continuing: vec![],
+        break_if: None,
+        outlined: None,
+    }];
     let opts = RunOptions { max_launches: 50, ..Default::default() };
     let err = run_with(&a, &g, &[], vec![kernel(|_, _| {})], opts).err().unwrap();
     assert!(matches!(err, RunError::LaunchLimit { limit: 50, .. }));

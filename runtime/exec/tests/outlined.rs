@@ -59,7 +59,7 @@ impl Device for Scripted<'_> {
 /// The BFS of `bfs_artifact` with its pipe outlined, storing `depth` into `level[1]` after the pipe.
 fn outlined_bfs() -> Artifact {
     let mut a = bfs_artifact();
-    a.pipes = vec![PipeDesc { entry: "irgc_pipe_0".into(), worklist: 0, launches_per_round: 1 }];
+    a.pipes = vec![PipeDesc { entry: "irgc_pipe_0".into(), worklist: Some(0), launches_per_round: 1, reductions: 0 }];
     for s in &mut a.plan.body {
         if let HostStmt::Pipe { outlined, .. } = s {
             *outlined = Some(0);
@@ -135,5 +135,34 @@ fn without_outlining_the_pipe_runs_round_by_round() {
         assert_eq!(level, vec![0, 5, 2, 3, 4, u32::MAX as u64]);
         assert_eq!(launches, 5);
         assert!(outlined.is_empty());
+    }
+}
+
+#[test]
+fn loops_are_offered_to_the_device_only_when_asked() {
+    // A loop marked outlinable: `loop { } while false`, which the host ends after one empty round.
+    let mut a = bfs_artifact();
+    a.pipes = vec![PipeDesc { entry: "irgc_pipe_0".into(), worklist: None, launches_per_round: 1, reductions: 0 }];
+    a.plan.body = vec![HostStmt::Loop {
+        body: vec![],
+        continuing: vec![],
+        break_if: Some(lit(ScalarType::Bool, 1)),
+        outlined: Some(0),
+    }];
+    a.outputs = vec![];
+    let g = path_graph();
+    for (outline_loops, asked) in [(false, 0), (true, 1)] {
+        let options = RunOptions { outline_loops, ..options() };
+        let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
+        let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
+        let end = PipeEnd { rounds: 3, status: PipeState::DONE, locals: vec![7] };
+        let mut dev =
+            Scripted { cpu: CpuDevice::new(&fake, &options).unwrap(), answer: Some(end), asked: RefCell::new(vec![]) };
+        let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
+        let e = irgc_runtime::run_on(&mut dev, req).unwrap();
+        assert_eq!(dev.asked.borrow().len(), asked);
+        // Outlined: the device's rounds and no worklist; on the host: no launch at all.
+        assert_eq!(e.launches, 3 * asked as u64);
+        assert_eq!(e.stats.outlined.len(), asked);
     }
 }

@@ -98,6 +98,7 @@ fn an_any_reduction_drives_a_loop() {
             ],
             continuing: vec![],
             break_if: Some(not(local(ScalarType::Bool, 0))),
+            outlined: None,
         },
     ];
     a.outputs = vec![OutputDesc { global: 0, check: Some(CheckDesc::Components) }];

@@ -66,6 +66,9 @@ pub struct BenchArgs {
     /// what iteration outlining saves).
     #[arg(long)]
     no_outline: bool,
+    /// Also run `while`/`loop` loops over kernels and reductions as one GPU kernel (see `irgc run --help`).
+    #[arg(long, conflicts_with = "no_outline")]
+    outline_loops: bool,
     #[command(flatten)]
     input: GraphArgs,
 }
@@ -212,6 +215,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
         // Per-launch records cost time inside the timed region; the table does not need them.
         collect_stats: false,
         outline: !args.no_outline,
+        outline_loops: args.outline_loops,
         memory_limit: None,
     };
     let mut verdict = None;
