@@ -118,3 +118,42 @@ pub trait Device {
         Ok(None)
     }
 }
+
+/// Inside an `impl Device for W`, where `W` wraps another device in field `$inner`: the memory methods of the
+/// trait (`memory_limit`, `alloc_zeroed`, `alloc_from`, `read`, `write`, `fill`), forwarded to it, so a wrapper
+/// (an instrumented or scripted device: the tests have several) writes only the methods it changes. `W::Buffer`
+/// must be the inner device's buffer type.
+#[macro_export]
+macro_rules! forward_device_memory {
+    ($inner:ident) => {
+        fn memory_limit(&self) -> Option<u64> {
+            self.$inner.memory_limit()
+        }
+
+        fn alloc_zeroed(&mut self, what: &str, len: u64, size: usize) -> Result<Self::Buffer, $crate::RunError> {
+            self.$inner.alloc_zeroed(what, len, size)
+        }
+
+        fn alloc_from(&mut self, what: &str, elems: &[u64], size: usize) -> Result<Self::Buffer, $crate::RunError> {
+            self.$inner.alloc_from(what, elems, size)
+        }
+
+        fn read(&self, buf: &Self::Buffer, size: usize, start: u64, len: u64) -> Result<Vec<u64>, $crate::RunError> {
+            self.$inner.read(buf, size, start, len)
+        }
+
+        fn write(
+            &mut self,
+            buf: &mut Self::Buffer,
+            size: usize,
+            start: u64,
+            elems: &[u64],
+        ) -> Result<(), $crate::RunError> {
+            self.$inner.write(buf, size, start, elems)
+        }
+
+        fn fill(&mut self, buf: &mut Self::Buffer, size: usize, len: u64, bits: u64) -> Result<(), $crate::RunError> {
+            self.$inner.fill(buf, size, len, bits)
+        }
+    };
+}

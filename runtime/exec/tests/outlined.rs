@@ -22,29 +22,7 @@ struct Scripted<'k> {
 impl Device for Scripted<'_> {
     type Buffer = irgc_runtime::memory::Buffer;
 
-    fn memory_limit(&self) -> Option<u64> {
-        self.cpu.memory_limit()
-    }
-
-    fn alloc_zeroed(&mut self, what: &str, len: u64, size: usize) -> Result<Self::Buffer, RunError> {
-        self.cpu.alloc_zeroed(what, len, size)
-    }
-
-    fn alloc_from(&mut self, what: &str, elems: &[u64], size: usize) -> Result<Self::Buffer, RunError> {
-        self.cpu.alloc_from(what, elems, size)
-    }
-
-    fn read(&self, buf: &Self::Buffer, size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {
-        self.cpu.read(buf, size, start, len)
-    }
-
-    fn write(&mut self, buf: &mut Self::Buffer, size: usize, start: u64, elems: &[u64]) -> Result<(), RunError> {
-        self.cpu.write(buf, size, start, elems)
-    }
-
-    fn fill(&mut self, buf: &mut Self::Buffer, size: usize, len: u64, bits: u64) -> Result<(), RunError> {
-        self.cpu.fill(buf, size, len, bits)
-    }
+    irgc_runtime::forward_device_memory!(cpu);
 
     fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
         self.cpu.launch(k, desc, ctx, size)
