@@ -91,7 +91,7 @@ impl<'c> Lower<'c, '_> {
         steps: &[(Handle<Kernel>, FunctionValue<'c>)],
     ) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
-        let word = |me: &mut Self, i: usize| me.state_word(state, i64t.const_int(i as u64, false));
+        let word = |me: &mut Self, i: usize| me.fixed_word(state, i);
         let (tid, ctaid, ntid) = (self.sreg("tid")?, self.sreg("ctaid")?, self.sreg("ntid")?);
         let base = self.b.build_int_mul(ctaid, ntid, "")?;
         let gidx = self.b.build_int_add(base, tid, "gidx")?;
@@ -330,12 +330,7 @@ impl<'c> Lower<'c, '_> {
             return self.malformed("a reduction result of a kernel without a reduction");
         };
         let i64t = self.c.i64_type();
-        let v = self.b.build_load(i64t, addr, "reduced")?;
-        v.as_instruction_value()
-            .ok_or_else(|| PtxError::Llvm("load is not an instruction".into()))?
-            .set_volatile(true)
-            .map_err(|e| PtxError::Llvm(e.to_string()))?;
-        let mut bits = v.into_int_value();
+        let mut bits = self.volatile_load(addr, "reduced")?;
         // 32-bit results (and bools) live in the word's low half.
         if ty.bits() <= 32 {
             bits = self.b.build_and(bits, i64t.const_int(0xFFFF_FFFF, false), "")?;
@@ -345,14 +340,24 @@ impl<'c> Lower<'c, '_> {
 
     /// The count in the state word whose index register `which` holds, read volatile (other blocks write it).
     fn rotating_count(&mut self, state: PointerValue<'c>, which: PointerValue<'c>) -> Result<IntValue<'c>, PtxError> {
-        let i64t = self.c.i64_type();
         let addr = self.rotating_addr(state, which)?;
-        let v = self.b.build_load(i64t, addr, "count")?;
+        self.volatile_load(addr, "count")
+    }
+
+    /// A `u64` word other blocks write during the launch: read volatile, so it is read again every time.
+    fn volatile_load(&mut self, addr: PointerValue<'c>, name: &str) -> Result<IntValue<'c>, PtxError> {
+        let v = self.b.build_load(self.c.i64_type(), addr, name)?;
         v.as_instruction_value()
             .ok_or_else(|| PtxError::Llvm("load is not an instruction".into()))?
             .set_volatile(true)
             .map_err(|e| PtxError::Llvm(e.to_string()))?;
         Ok(v.into_int_value())
+    }
+
+    /// Stores a `u64` word that other blocks poll, volatile.
+    fn volatile_store(&mut self, addr: PointerValue<'c>, v: IntValue<'c>) -> Result<(), PtxError> {
+        let st = self.b.build_store(addr, v)?;
+        st.set_volatile(true).map_err(|e| PtxError::Llvm(e.to_string()))
     }
 
     fn rotating_addr(
@@ -362,6 +367,12 @@ impl<'c> Lower<'c, '_> {
     ) -> Result<PointerValue<'c>, PtxError> {
         let idx = self.b.build_load(self.c.i64_type(), which, "")?.into_int_value();
         self.state_word(state, idx)
+    }
+
+    /// The address of the fixed word `i` of the state area (a `PipeState` constant).
+    fn fixed_word(&mut self, state: PointerValue<'c>, i: usize) -> Result<PointerValue<'c>, PtxError> {
+        let i = self.c.i64_type().const_int(i as u64, false);
+        self.state_word(state, i)
     }
 
     /// The address of word `i` of the state area.
@@ -429,17 +440,10 @@ impl<'c> Lower<'c, '_> {
     /// A barrier across the whole grid (every block resident: a cooperative launch). See the module docs.
     fn grid_barrier(&mut self, state: PointerValue<'c>) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
-        let word = |me: &mut Self, i: usize| me.state_word(state, i64t.const_int(i as u64, false));
         let fence = |me: &Self| -> Result<(), PtxError> {
             let f = me.intrinsic("llvm.nvvm.membar.gl", None, &[]);
             me.b.build_call(f, &[], "")?;
             Ok(())
-        };
-        let volatile = |v: inkwell::values::BasicValueEnum<'c>| -> Result<(), PtxError> {
-            v.as_instruction_value()
-                .ok_or_else(|| PtxError::Llvm("not an instruction".into()))?
-                .set_volatile(true)
-                .map_err(|e| PtxError::Llvm(e.to_string()))
         };
         self.barrier()?;
         let tid = self.sreg("tid")?;
@@ -449,11 +453,9 @@ impl<'c> Lower<'c, '_> {
             lead,
             |me| {
                 fence(me)?;
-                let gen_ptr = word(me, PipeState::BARRIER_GEN)?;
-                let count_ptr = word(me, PipeState::BARRIER_COUNT)?;
-                let gen = me.b.build_load(i64t, gen_ptr, "gen")?;
-                volatile(gen)?;
-                let gen = gen.into_int_value();
+                let gen_ptr = me.fixed_word(state, PipeState::BARRIER_GEN)?;
+                let count_ptr = me.fixed_word(state, PipeState::BARRIER_COUNT)?;
+                let gen = me.volatile_load(gen_ptr, "gen")?;
                 let old = me.b.build_atomicrmw(
                     AtomicRMWBinOp::Add,
                     count_ptr,
@@ -465,21 +467,17 @@ impl<'c> Lower<'c, '_> {
                 me.if_else(
                     last,
                     |me| {
-                        let st = me.b.build_store(count_ptr, i64t.const_zero())?;
-                        st.set_volatile(true).map_err(|e| PtxError::Llvm(e.to_string()))?;
+                        me.volatile_store(count_ptr, i64t.const_zero())?;
                         fence(me)?;
                         let bumped = me.b.build_int_add(gen, i64t.const_int(1, false), "")?;
-                        let st = me.b.build_store(gen_ptr, bumped)?;
-                        st.set_volatile(true).map_err(|e| PtxError::Llvm(e.to_string()))?;
-                        Ok(())
+                        me.volatile_store(gen_ptr, bumped)
                     },
                     |me| {
                         let (spin, done) = (me.block("gridbar.spin"), me.block("gridbar.done"));
                         me.b.build_unconditional_branch(spin)?;
                         me.b.position_at_end(spin);
-                        let now = me.b.build_load(i64t, gen_ptr, "")?;
-                        volatile(now)?;
-                        let same = me.b.build_int_compare(IntPredicate::EQ, now.into_int_value(), gen, "")?;
+                        let now = me.volatile_load(gen_ptr, "")?;
+                        let same = me.b.build_int_compare(IntPredicate::EQ, now, gen, "")?;
                         me.b.build_conditional_branch(same, spin, done)?;
                         me.b.position_at_end(done);
                         Ok(())
