@@ -15,7 +15,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module as _};
 use irgc_artifact::Layout;
-use irgc_front::ir::{Body, LocalType, Module, Scalar};
+use irgc_front::ir::{DeviceBody as Body, LocalType, Module, Scalar};
 
 fn cl_err(e: impl std::fmt::Debug) -> CpuError {
     CpuError::Cranelift(format!("{e:?}"))
@@ -215,7 +215,7 @@ pub(crate) fn compile(m: &Module) -> Result<CpuProgram, CpuError> {
         let frame = match kernel::tile_homes(k) {
             Some((threads, cells, homes)) => {
                 let shape = match kernel::top_level(k) {
-                    Some(irgc_front::ir::StmtKind::ForTile { threads, .. }) => threads.clone(),
+                    Some(irgc_front::ir::DeviceOp::ForTile { threads, .. }) => threads.clone(),
                     _ => vec![1],
                 };
                 Frame { cells: homes, tile: Some((threads, shape, cells)), ..Frame::plain(what.clone(), &k.body) }

@@ -20,7 +20,7 @@ use crate::CpuError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types as t, InstBuilder, Value};
 use irgc_artifact::{Layout, WorklistSlot};
-use irgc_front::ir::{Handle, Kernel, Local, Scalar, Space, Statement, StmtKind};
+use irgc_front::ir::{DeviceBlock, DeviceOp, DeviceStmt, Handle, Kernel, Local, Scalar, Space, StmtKind};
 use std::collections::HashSet;
 
 /// A parallel space with its bounds evaluated: `size` iterations, and what is needed to map an iteration
@@ -139,8 +139,8 @@ impl Lower<'_, '_> {
     pub fn kernel_size(&mut self, k: &Kernel) -> Result<Value, CpuError> {
         self.bind_kernel_args(k)?;
         let space = match top_level(k) {
-            Some(StmtKind::ForAll { space, .. }) => space,
-            Some(StmtKind::ForTile { tiles, .. }) => tiles,
+            Some(DeviceOp::ForAll { space, .. }) => space,
+            Some(DeviceOp::ForTile { tiles, .. }) => tiles,
             _ => return self.malformed("a kernel whose body is not a single `forall`"),
         };
         Ok(self.prepare_space(space)?.size)
@@ -157,14 +157,14 @@ impl Lower<'_, '_> {
             self.reduction = Some((op, ty, acc));
         }
         match top_level(k) {
-            Some(StmtKind::ForAll { vars, space, body }) => {
+            Some(DeviceOp::ForAll { vars, space, body }) => {
                 let sp = self.prepare_space(space)?;
                 self.counted_loop(lo, hi, false, false, |me, i| {
                     me.bind_space(&sp, vars, i)?;
                     me.block(body)
                 })?;
             }
-            Some(StmtKind::ForTile { tile_vars, tiles, thread_vars, body, .. }) => {
+            Some(DeviceOp::ForTile { tile_vars, tiles, thread_vars, body, .. }) => {
                 let sp = self.prepare_space(tiles)?;
                 self.counted_loop(lo, hi, false, false, |me, i| {
                     me.bind_space(&sp, tile_vars, i)?;
@@ -185,7 +185,7 @@ impl Lower<'_, '_> {
     /// The kernel ABI's counter protocol: the chunk that starts at iteration 0 zeroes the spent push counter of
     /// every worklist the kernel pushes to (the runtime launches only when there is an iteration).
     fn zero_spent_counters(&mut self, k: &Kernel, lo: Value) -> Result<(), CpuError> {
-        let pushed = irgc_front::artifact::pushed_worklists(self.m, k);
+        let pushed = irgc_front::abi::pushed_worklists(self.m, k);
         if pushed.is_empty() {
             return Ok(());
         }
@@ -207,8 +207,8 @@ impl Lower<'_, '_> {
 
     /// Runs a tile-level block: runs of per-thread statements become phases run for every thread; barriers end
     /// a phase; tile-level statements (see [`tile_level`]) run once for the tile.
-    fn tile_block(&mut self, thread_vars: &[Handle<Local>], stmts: &[Statement]) -> Result<(), CpuError> {
-        let mut phase: Vec<&Statement> = Vec::new();
+    fn tile_block(&mut self, thread_vars: &[Handle<Local>], stmts: &DeviceBlock) -> Result<(), CpuError> {
+        let mut phase: Vec<&DeviceStmt> = Vec::new();
         for s in stmts {
             if !tile_level(s) {
                 phase.push(s);
@@ -217,7 +217,7 @@ impl Lower<'_, '_> {
             self.run_phase(thread_vars, &phase)?;
             phase.clear();
             match &s.kind {
-                StmtKind::Barrier => {}
+                StmtKind::Op(DeviceOp::Barrier) => {}
                 StmtKind::Break | StmtKind::Continue => {
                     let Some(Some((cont, exit))) = self.loops.last().copied() else {
                         return self.malformed("`break`/`continue` outside a loop");
@@ -263,7 +263,7 @@ impl Lower<'_, '_> {
     }
 
     /// Runs barrier-free statements for every thread of the tile in turn.
-    fn run_phase(&mut self, thread_vars: &[Handle<Local>], stmts: &[&Statement]) -> Result<(), CpuError> {
+    fn run_phase(&mut self, thread_vars: &[Handle<Local>], stmts: &[&DeviceStmt]) -> Result<(), CpuError> {
         if stmts.is_empty() {
             return Ok(());
         }
@@ -308,22 +308,19 @@ impl Lower<'_, '_> {
     }
 }
 
-/// The kernel's single top-level statement.
-pub(crate) fn top_level(k: &Kernel) -> Option<&StmtKind> {
-    match k.body.block.as_slice() {
-        [s] => Some(&s.kind),
-        _ => None,
-    }
+/// The kernel's single top-level sweep.
+pub(crate) fn top_level(k: &Kernel) -> Option<&DeviceOp> {
+    k.sweep()
 }
 
 /// Whether a statement of a tile body runs once for the whole tile rather than per thread: it contains a
 /// barrier, or a `break`/`continue` of an enclosing tile-level loop.
-pub(crate) fn tile_level(s: &Statement) -> bool {
+pub(crate) fn tile_level(s: &DeviceStmt) -> bool {
     contains_barrier(s) || escapes(s)
 }
 
 /// Whether a statement may `break` or `continue` a loop around it.
-fn escapes(s: &Statement) -> bool {
+fn escapes(s: &DeviceStmt) -> bool {
     match &s.kind {
         StmtKind::Break | StmtKind::Continue => true,
         StmtKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(escapes),
@@ -331,13 +328,15 @@ fn escapes(s: &Statement) -> bool {
     }
 }
 
-pub(crate) fn contains_barrier(s: &Statement) -> bool {
-    let any = |b: &[Statement]| b.iter().any(contains_barrier);
+pub(crate) fn contains_barrier(s: &DeviceStmt) -> bool {
+    let any = |b: &[DeviceStmt]| b.iter().any(contains_barrier);
     match &s.kind {
-        StmtKind::Barrier => true,
+        StmtKind::Op(DeviceOp::Barrier) => true,
         StmtKind::If { then, otherwise, .. } => any(then) || any(otherwise),
         StmtKind::Loop { body, continuing, .. } => any(body) || any(continuing),
-        StmtKind::For { body, .. } | StmtKind::ForAll { body, .. } | StmtKind::ForTile { body, .. } => any(body),
+        StmtKind::For { body, .. } | StmtKind::Op(DeviceOp::ForAll { body, .. } | DeviceOp::ForTile { body, .. }) => {
+            any(body)
+        }
         _ => false,
     }
 }
@@ -345,12 +344,12 @@ pub(crate) fn contains_barrier(s: &Statement) -> bool {
 /// Where each local of a kernel lives: in a variable, or (in a `forall tile`) in the per-thread frame. Returns
 /// the homes and, for a tile kernel, its thread count and the number of per-thread cells.
 pub(crate) fn tile_homes(k: &Kernel) -> Option<(usize, usize, Vec<Option<usize>>)> {
-    let Some(StmtKind::ForTile { tile_vars, thread_vars, threads, body, .. }) = top_level(k) else {
+    let Some(DeviceOp::ForTile { tile_vars, thread_vars, threads, body, .. }) = top_level(k) else {
         return None;
     };
     let mut uniform: HashSet<usize> = k.params.iter().chain(tile_vars).chain(thread_vars).map(|l| l.index()).collect();
     // The variables of tile-level `for`s are set once for the tile.
-    fn tile_level_fors(stmts: &[Statement], out: &mut HashSet<usize>) {
+    fn tile_level_fors(stmts: &[DeviceStmt], out: &mut HashSet<usize>) {
         for s in stmts.iter().filter(|s| tile_level(s)) {
             match &s.kind {
                 StmtKind::For { var, body, .. } => {

@@ -60,7 +60,7 @@ pub enum CpuError {
 }
 
 /// The context layout of `module`'s kernels (defined once, with the artifact lowering).
-pub use irgc_front::artifact::layout_of;
+pub use irgc_front::abi::layout_of;
 
 /// Compiles every kernel (and the device functions they call) of `module` to native code.
 pub fn compile(module: &Module) -> Result<CpuProgram, CpuError> {

@@ -10,7 +10,9 @@ use crate::CpuError;
 use cranelift_codegen::ir::{types as t, Block, FuncRef, InstBuilder, StackSlot, Value};
 use cranelift_frontend::{FunctionBuilder, Variable};
 use irgc_artifact::Layout;
-use irgc_front::ir::{ArrayRef, Body, Expr, GlobalKind, Handle, Local, LocalType, Module, ReduceOp, Scalar};
+use irgc_front::ir::{
+    ArrayRef, DeviceBody as Body, Expr, GlobalKind, Handle, Local, LocalType, Module, ReduceOp, Scalar,
+};
 
 /// Where a local's value lives.
 #[derive(Clone, Copy)]

@@ -8,46 +8,20 @@ use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types as t, AtomicRmwOp, Block, InstBuilder, Value};
 use irgc_artifact::WorklistSlot;
-use irgc_front::ir::{Arg, Expr, Handle, Local, ReduceOp, Scalar, Statement, StmtKind, Worklist};
+use irgc_front::ir::{
+    Arg, DeviceBlock, DeviceOp, DeviceStmt, Expr, Handle, Local, ReduceOp, Scalar, StmtKind, Worklist,
+};
 
 impl Lower<'_, '_> {
-    pub fn block(&mut self, stmts: &[Statement]) -> Result<(), CpuError> {
+    pub fn block(&mut self, stmts: &DeviceBlock) -> Result<(), CpuError> {
         stmts.iter().try_for_each(|s| self.stmt(s))
     }
 
-    pub fn stmt(&mut self, s: &Statement) -> Result<(), CpuError> {
+    pub fn stmt(&mut self, s: &DeviceStmt) -> Result<(), CpuError> {
         match &s.kind {
             StmtKind::Assign { local, value } => {
                 let v = self.expr(*value)?;
                 self.write_local(*local, v);
-            }
-            StmtKind::Store { array, index, value } => {
-                let v = self.expr(*value)?;
-                let (addr, _) = self.array_addr(*array, index)?;
-                self.b.ins().store(abi::flags(), v, addr, 0);
-            }
-            StmtKind::Atomic { op, array, index, value, compare, result } => {
-                let old = self.atomic(*op, *array, index, *value, *compare)?;
-                if let Some(r) = result {
-                    self.write_local(*r, old);
-                }
-            }
-            StmtKind::Call { function, args, result } => {
-                let mut vals = vec![self.ctx];
-                for a in args {
-                    vals.push(match a {
-                        Arg::Value(e) => self.expr(*e)?,
-                        Arg::Array(r) => self.array_base(*r),
-                    });
-                }
-                let f = self.funcs[function.index()];
-                let call = self.b.ins().call(f, &vals);
-                if let Some(r) = result {
-                    let Some(&v) = self.b.inst_results(call).first() else {
-                        return self.malformed("result of a call to a function returning nothing");
-                    };
-                    self.write_local(*r, v);
-                }
             }
             StmtKind::If { cond, then, otherwise } => {
                 let c = self.expr(*cond)?;
@@ -76,7 +50,49 @@ impl Lower<'_, '_> {
                 self.b.switch_to_block(exit);
             }
             StmtKind::For { var, start, end, body } => self.serial_for(*var, *start, *end, |me| me.block(body))?,
-            StmtKind::ForAll { vars, space, body } => {
+            StmtKind::Break | StmtKind::Continue => {
+                let Some(Some((cont, exit))) = self.loops.last().copied() else {
+                    return self.malformed("`break`/`continue` outside a loop of this thread");
+                };
+                self.jump_away(if matches!(s.kind, StmtKind::Break) { exit } else { cont });
+            }
+            StmtKind::Op(op) => self.device_op(op)?,
+        }
+        Ok(())
+    }
+
+    /// A device operation (what only kernels and functions do).
+    fn device_op(&mut self, op: &DeviceOp) -> Result<(), CpuError> {
+        match op {
+            DeviceOp::Store { array, index, value } => {
+                let v = self.expr(*value)?;
+                let (addr, _) = self.array_addr(*array, index)?;
+                self.b.ins().store(abi::flags(), v, addr, 0);
+            }
+            DeviceOp::Atomic { op, array, index, value, compare, result } => {
+                let old = self.atomic(*op, *array, index, *value, *compare)?;
+                if let Some(r) = result {
+                    self.write_local(*r, old);
+                }
+            }
+            DeviceOp::Call { function, args, result } => {
+                let mut vals = vec![self.ctx];
+                for a in args {
+                    vals.push(match a {
+                        Arg::Value(e) => self.expr(*e)?,
+                        Arg::Array(r) => self.array_base(*r),
+                    });
+                }
+                let f = self.funcs[function.index()];
+                let call = self.b.ins().call(f, &vals);
+                if let Some(r) = result {
+                    let Some(&v) = self.b.inst_results(call).first() else {
+                        return self.malformed("result of a call to a function returning nothing");
+                    };
+                    self.write_local(*r, v);
+                }
+            }
+            DeviceOp::ForAll { vars, space, body } => {
                 // A nested parallel loop runs sequentially within its thread.
                 let sp = self.prepare_space(space)?;
                 let zero = self.b.ins().iconst(t::I64, 0);
@@ -85,14 +101,8 @@ impl Lower<'_, '_> {
                     me.block(body)
                 })?;
             }
-            StmtKind::ForTile { .. } => return self.unsupported("`forall tile` nested in another statement"),
-            StmtKind::Break | StmtKind::Continue => {
-                let Some(Some((cont, exit))) = self.loops.last().copied() else {
-                    return self.malformed("`break`/`continue` outside a loop of this thread");
-                };
-                self.jump_away(if matches!(s.kind, StmtKind::Break) { exit } else { cont });
-            }
-            StmtKind::Return(v) => {
+            DeviceOp::ForTile { .. } => return self.unsupported("`forall tile` nested in another statement"),
+            DeviceOp::Return(v) => {
                 let Some(ret) = self.returns else {
                     return self.malformed("`return` outside a function");
                 };
@@ -108,9 +118,9 @@ impl Lower<'_, '_> {
                 }
                 self.start_dead_block();
             }
-            StmtKind::Push { worklist, value } => self.push(*worklist, *value, false)?,
-            StmtKind::Retry { worklist, value } => self.push(*worklist, *value, true)?,
-            StmtKind::Reduce { value } => {
+            DeviceOp::Push { worklist, value } => self.push(*worklist, *value, false)?,
+            DeviceOp::Retry { worklist, value } => self.push(*worklist, *value, true)?,
+            DeviceOp::Reduce { value } => {
                 let Some((op, ty, acc)) = self.reduction else {
                     return self.malformed("`reduce` in a kernel without a reduction");
                 };
@@ -119,13 +129,7 @@ impl Lower<'_, '_> {
                 let c = self.combine(op, ty, a, v);
                 self.b.def_var(acc, c);
             }
-            StmtKind::Barrier => return self.unsupported("a barrier inside a nested `forall` of a `forall tile`"),
-            StmtKind::Invoke { .. }
-            | StmtKind::Pipe { .. }
-            | StmtKind::Hybrid { .. }
-            | StmtKind::Fill { .. }
-            | StmtKind::Clear { .. }
-            | StmtKind::HostPush { .. } => return self.malformed("a host-only statement in device code"),
+            DeviceOp::Barrier => return self.unsupported("a barrier inside a nested `forall` of a `forall tile`"),
         }
         Ok(())
     }
@@ -264,8 +268,7 @@ impl Lower<'_, '_> {
 
     /// The identity of the kernel's reduction, as a value of its type.
     pub fn reduce_identity(&mut self, op: ReduceOp, ty: Scalar) -> Value {
-        let bits =
-            irgc_artifact::reduce_identity(irgc_front::artifact::reduce_op(op), irgc_front::artifact::scalar(ty));
+        let bits = irgc_artifact::reduce_identity(irgc_front::abi::reduce_op(op), irgc_front::abi::scalar(ty));
         types::constant(&mut self.b, ty, bits)
     }
 }

@@ -15,7 +15,7 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, StructType
 use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
 use inkwell::{AddressSpace, OptimizationLevel};
 use irgc_artifact::Layout;
-use irgc_front::ir::{Body, LocalType, Module, Scalar, StmtKind};
+use irgc_front::ir::{BodyView, DeviceOp, LocalType, Module, Scalar};
 use std::sync::Once;
 
 /// The PTX ISA version asked of LLVM: 8.0 (CUDA 12.0) covers `sm_90a` and every driver of the last years.
@@ -73,7 +73,7 @@ impl<'c> Gen<'c, '_> {
     fn define(
         &mut self,
         f: FunctionValue<'c>,
-        body: &Body,
+        body: BodyView<'_>,
         frame: Frame<'c>,
         build: impl FnOnce(&mut Lower<'c, '_>) -> Result<(), PtxError>,
     ) -> Result<(), PtxError> {
@@ -210,7 +210,7 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
         let fv = g.funcs[h.index()];
         let frame =
             Frame { what: format!("function `{}`", f.name), returns: Some(f.ret), in_tile: false, shared: vec![] };
-        g.define(fv, &f.body, frame, |lw| {
+        g.define(fv, f.body.view(), frame, |lw| {
             for (k, &p) in f.params.iter().enumerate() {
                 let Some(v) = fv.get_nth_param(k as u32 + 1) else {
                     return lw.malformed("missing parameter");
@@ -227,7 +227,7 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     for ((_, k), fv) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
         let what = format!("kernel `{}`", k.name);
         let tile = match top_level(k) {
-            Some(StmtKind::ForTile { threads, .. }) => {
+            Some(DeviceOp::ForTile { threads, .. }) => {
                 let n: u64 = threads.iter().map(|&t| u64::from(t)).product();
                 if n == 0 || n > MAX_BLOCK {
                     return Err(PtxError::Unsupported(format!("{what}: a tile of {n} threads (1 to {MAX_BLOCK})")));
@@ -262,7 +262,7 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
             None => g.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
         }
         let frame = Frame { what, returns: None, in_tile: tile.is_some(), shared };
-        g.define(fv, &k.body, frame, |lw| {
+        g.define(fv, k.body.view(), frame, |lw| {
             let Some(size) = fv.get_nth_param(1) else {
                 return lw.malformed("missing size parameter");
             };
@@ -303,7 +303,7 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
             sv.add_attribute(AttributeLoc::Function, inline);
             let frame =
                 Frame { what: format!("kernel `{}` in {what}", k.name), returns: None, in_tile: false, shared: vec![] };
-            g.define(sv, &k.body, frame, |lw| {
+            g.define(sv, k.body.view(), frame, |lw| {
                 for (n, &slot) in slots.iter().enumerate() {
                     let Some(v) = sv.get_nth_param(n as u32 + 1) else {
                         return lw.malformed("missing step parameter");
@@ -321,7 +321,7 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
             steps.push((kh, sv));
         }
         let frame = Frame { what, returns: None, in_tile: false, shared: vec![] };
-        g.define(fv, &m.plan, frame, |lw| {
+        g.define(fv, m.plan.view(), frame, |lw| {
             let Some(state) = fv.get_nth_param(1) else {
                 return lw.malformed("missing state parameter");
             };

@@ -17,7 +17,7 @@ use crate::PtxError;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use irgc_artifact::{Layout, WorklistSlot};
-use irgc_front::ir::{Expr, Handle, Kernel, Local, LocalType, Scalar, Space, StmtKind};
+use irgc_front::ir::{DeviceOp, Expr, Handle, Kernel, Local, LocalType, Scalar, Space};
 
 /// A parallel space with its bounds evaluated: `size` iterations, and what is needed to map an iteration
 /// number to the loop variables.
@@ -139,7 +139,7 @@ impl<'c> Lower<'c, '_> {
             self.reduction = Some((op, ty, acc));
         }
         match top_level(k) {
-            Some(StmtKind::ForAll { vars, space, body }) => {
+            Some(DeviceOp::ForAll { vars, space, body }) => {
                 let sp = self.prepare_space(space)?;
                 let size = size.unwrap_or(sp.size);
                 let (tid, ctaid) = (self.sreg("tid")?, self.sreg("ctaid")?);
@@ -153,7 +153,7 @@ impl<'c> Lower<'c, '_> {
                     me.block_of(body)
                 })?;
             }
-            Some(StmtKind::ForTile { tile_vars, tiles, thread_vars, threads, body }) => {
+            Some(DeviceOp::ForTile { tile_vars, tiles, thread_vars, threads, body }) => {
                 let sp = self.prepare_space(tiles)?;
                 let size = size.unwrap_or(sp.size);
                 let tid = self.sreg("tid")?;
@@ -176,7 +176,7 @@ impl<'c> Lower<'c, '_> {
     /// The kernel ABI's counter protocol: the thread whose `index` is 0 zeroes the spent push counter of every
     /// worklist the kernel pushes to (the runtime launches only when there is an iteration, so that thread exists).
     fn zero_spent_counters(&mut self, k: &Kernel, index: IntValue<'c>) -> Result<(), PtxError> {
-        let pushed = irgc_front::artifact::pushed_worklists(self.m, k);
+        let pushed = irgc_front::abi::pushed_worklists(self.m, k);
         if pushed.is_empty() {
             return Ok(());
         }
@@ -220,10 +220,7 @@ impl<'c> Lower<'c, '_> {
     }
 }
 
-/// The kernel's single top-level statement.
-pub(crate) fn top_level(k: &Kernel) -> Option<&StmtKind> {
-    match k.body.block.as_slice() {
-        [s] => Some(&s.kind),
-        _ => None,
-    }
+/// The kernel's single top-level sweep.
+pub(crate) fn top_level(k: &Kernel) -> Option<&DeviceOp> {
+    k.sweep()
 }

@@ -82,6 +82,7 @@
 mod abi;
 mod atomics;
 mod codegen;
+mod convert;
 mod expr;
 mod helpers;
 mod kernel;
@@ -153,7 +154,7 @@ impl From<inkwell::builder::BuilderError> for PtxError {
 }
 
 /// The context layout of `module`'s kernels (defined once, with the artifact lowering).
-pub use irgc_front::artifact::layout_of;
+pub use irgc_front::abi::layout_of;
 
 /// Compiles every kernel of `module` (and the device functions they call) to one PTX module.
 pub fn compile(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {

@@ -17,7 +17,7 @@ use inkwell::types::{BasicTypeEnum, StructType};
 use inkwell::values::{BasicValueEnum, FunctionValue, IntValue, PointerValue};
 use inkwell::AddressSpace;
 use irgc_artifact::Layout;
-use irgc_front::ir::{ArrayRef, Body, Expr, GlobalKind, Handle, Local, LocalType, Module, ReduceOp, Scalar};
+use irgc_front::ir::{ArrayRef, BodyView, Expr, GlobalKind, Handle, Local, LocalType, Module, ReduceOp, Scalar};
 
 /// Global memory (device arrays, the context, worklists).
 pub(crate) const GLOBAL: u16 = 1;
@@ -34,7 +34,7 @@ pub(crate) struct Lower<'c, 'a> {
     pub lm: &'a LModule<'c>,
     pub f: FunctionValue<'c>,
     pub m: &'a Module,
-    pub body: &'a Body,
+    pub body: BodyView<'a>,
     pub layout: Layout,
     /// What is being compiled, for error messages ("kernel `unite`").
     pub what: String,

@@ -27,7 +27,7 @@ use crate::PtxError;
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 use irgc_artifact::{Layout, PipeState, WorklistSlot};
-use irgc_front::ir::{Handle, Kernel, LocalType, Module, Scalar, StmtKind};
+use irgc_front::ir::{Handle, Kernel, LocalType, Module, PlanOp, Scalar, StmtKind};
 use irgc_front::outline::OutlinedPipe;
 
 /// The worklist slots a step takes as parameters, in order (its arguments follow).
@@ -67,7 +67,7 @@ struct WorklistRegs<'c> {
 pub(crate) fn pipe_kernels(pipe: &OutlinedPipe) -> Vec<Handle<Kernel>> {
     let mut ks = Vec::new();
     for s in pipe.body {
-        if let StmtKind::Invoke { kernel, .. } = s.kind {
+        if let StmtKind::Op(PlanOp::Invoke { kernel, .. }) = s.kind {
             if !ks.contains(&kernel) {
                 ks.push(kernel);
             }
@@ -138,7 +138,9 @@ impl<'c> Lower<'c, '_> {
             .body
             .iter()
             .filter_map(|s| match s.kind {
-                StmtKind::Invoke { kernel, .. } if self.m.kernels[kernel].reduction.is_some() => Some(kernel),
+                StmtKind::Op(PlanOp::Invoke { kernel, .. }) if self.m.kernels[kernel].reduction.is_some() => {
+                    Some(kernel)
+                }
                 _ => None,
             })
             .collect();
@@ -184,12 +186,12 @@ impl<'c> Lower<'c, '_> {
         let mut j = 0;
         for s in pipe.body {
             match &s.kind {
-                StmtKind::Invoke { kernel, args, result } => {
+                StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => {
                     let Some(&(_, step)) = steps.iter().find(|(k, _)| k == kernel) else {
                         return self.malformed("an outlined pipe launches a kernel without a step");
                     };
                     let pushes = wl.as_ref().is_some_and(|wl| {
-                        irgc_front::artifact::pushed_worklists(self.m, &self.m.kernels[*kernel]).contains(&wl.w)
+                        irgc_front::abi::pushed_worklists(self.m, &self.m.kernels[*kernel]).contains(&wl.w)
                     });
                     let red = match result {
                         Some(_) => {
@@ -229,9 +231,12 @@ impl<'c> Lower<'c, '_> {
                         }
                     }
                 }
-                StmtKind::Assign { .. } => self.stmt(s)?,
+                StmtKind::Assign { local, value } => {
+                    let v = self.expr(*value)?;
+                    self.write_local(*local, v)?;
+                }
                 StmtKind::If { .. } => {
-                    let Some(cond) = irgc_front::outline::is_exit(self.body, s) else {
+                    let Some(cond) = irgc_front::outline::is_exit(self.m, s) else {
                         return self.malformed("an outlined loop holds an `if` other than `if cond { break }`");
                     };
                     self.exit_if(cond, status, exit)?;

@@ -7,54 +7,18 @@ use crate::PtxError;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, FloatPredicate, IntPredicate};
 use irgc_artifact::WorklistSlot;
-use irgc_front::ir::{Arg, ArrayRef, Expr, Handle, ReduceOp, Scalar, Statement, StmtKind, Worklist};
+use irgc_front::ir::{Arg, ArrayRef, DeviceOp, DeviceStmt, Expr, Handle, ReduceOp, Scalar, StmtKind, Worklist};
 
 impl<'c> Lower<'c, '_> {
-    pub fn block_of(&mut self, stmts: &[Statement]) -> Result<(), PtxError> {
+    pub fn block_of(&mut self, stmts: &[DeviceStmt]) -> Result<(), PtxError> {
         stmts.iter().try_for_each(|s| self.stmt(s))
     }
 
-    pub fn stmt(&mut self, s: &Statement) -> Result<(), PtxError> {
+    pub fn stmt(&mut self, s: &DeviceStmt) -> Result<(), PtxError> {
         match &s.kind {
             StmtKind::Assign { local, value } => {
                 let v = self.expr(*value)?;
                 self.write_local(*local, v)?;
-            }
-            StmtKind::Store { array, index, value } => {
-                let v = self.expr(*value)?;
-                let (addr, elem, _) = self.array_addr(*array, index)?;
-                let v = self.reg_to_mem(elem, v)?;
-                self.b.build_store(addr, v)?;
-            }
-            StmtKind::Atomic { op, array, index, value, compare, result } => {
-                let old = self.atomic(*op, *array, index, *value, *compare)?;
-                if let Some(r) = result {
-                    self.write_local(*r, old)?;
-                }
-            }
-            StmtKind::Call { function, args, result } => {
-                let mut vals: Vec<BasicMetadataValueEnum> = vec![self.ctx.into()];
-                for a in args {
-                    vals.push(match a {
-                        Arg::Value(e) => self.expr(*e)?.into(),
-                        Arg::Array(r @ (ArrayRef::Global(_) | ArrayRef::Param(_))) => self.array_base(*r)?.into(),
-                        Arg::Array(ArrayRef::Shared(_)) => {
-                            return self.unsupported(
-                                "passing a shared array to a function (array parameters are global pointers)",
-                            )
-                        }
-                    });
-                }
-                let Some(&f) = self.funcs.get(function.index()) else {
-                    return self.malformed("call of an unknown function");
-                };
-                let call = self.b.build_call(f, &vals, "")?;
-                if let Some(r) = result {
-                    let Some(v) = call.try_as_basic_value().basic() else {
-                        return self.malformed("result of a call to a function returning nothing");
-                    };
-                    self.write_local(*r, v)?;
-                }
             }
             StmtKind::If { cond, then, otherwise } => {
                 let c = self.expr(*cond)?;
@@ -97,7 +61,57 @@ impl<'c> Lower<'c, '_> {
                     me.block_of(body)
                 })?;
             }
-            StmtKind::ForAll { vars, space, body } => {
+            StmtKind::Break | StmtKind::Continue => {
+                let Some(Some((cont, exit))) = self.loops.last().copied() else {
+                    return self.malformed("`break`/`continue` outside a loop of this thread");
+                };
+                self.jump_away(if matches!(s.kind, StmtKind::Break) { exit } else { cont })?;
+            }
+            StmtKind::Op(op) => self.device_op(op)?,
+        }
+        Ok(())
+    }
+
+    /// A device operation (what only kernels and functions do).
+    fn device_op(&mut self, op: &DeviceOp) -> Result<(), PtxError> {
+        match op {
+            DeviceOp::Store { array, index, value } => {
+                let v = self.expr(*value)?;
+                let (addr, elem, _) = self.array_addr(*array, index)?;
+                let v = self.reg_to_mem(elem, v)?;
+                self.b.build_store(addr, v)?;
+            }
+            DeviceOp::Atomic { op, array, index, value, compare, result } => {
+                let old = self.atomic(*op, *array, index, *value, *compare)?;
+                if let Some(r) = result {
+                    self.write_local(*r, old)?;
+                }
+            }
+            DeviceOp::Call { function, args, result } => {
+                let mut vals: Vec<BasicMetadataValueEnum> = vec![self.ctx.into()];
+                for a in args {
+                    vals.push(match a {
+                        Arg::Value(e) => self.expr(*e)?.into(),
+                        Arg::Array(r @ (ArrayRef::Global(_) | ArrayRef::Param(_))) => self.array_base(*r)?.into(),
+                        Arg::Array(ArrayRef::Shared(_)) => {
+                            return self.unsupported(
+                                "passing a shared array to a function (array parameters are global pointers)",
+                            )
+                        }
+                    });
+                }
+                let Some(&f) = self.funcs.get(function.index()) else {
+                    return self.malformed("call of an unknown function");
+                };
+                let call = self.b.build_call(f, &vals, "")?;
+                if let Some(r) = result {
+                    let Some(v) = call.try_as_basic_value().basic() else {
+                        return self.malformed("result of a call to a function returning nothing");
+                    };
+                    self.write_local(*r, v)?;
+                }
+            }
+            DeviceOp::ForAll { vars, space, body } => {
                 // A nested parallel loop runs sequentially within its thread (as on the CPU).
                 let sp = self.prepare_space(space)?;
                 let i64t = self.c.i64_type();
@@ -110,14 +124,8 @@ impl<'c> Lower<'c, '_> {
                 self.nested_foralls -= 1;
                 r?;
             }
-            StmtKind::ForTile { .. } => return self.unsupported("`forall tile` nested in another statement"),
-            StmtKind::Break | StmtKind::Continue => {
-                let Some(Some((cont, exit))) = self.loops.last().copied() else {
-                    return self.malformed("`break`/`continue` outside a loop of this thread");
-                };
-                self.jump_away(if matches!(s.kind, StmtKind::Break) { exit } else { cont })?;
-            }
-            StmtKind::Return(v) => {
+            DeviceOp::ForTile { .. } => return self.unsupported("`forall tile` nested in another statement"),
+            DeviceOp::Return(v) => {
                 let Some(ret) = self.returns else {
                     return self.malformed("`return` outside a function");
                 };
@@ -133,9 +141,9 @@ impl<'c> Lower<'c, '_> {
                 }
                 self.start_dead_block();
             }
-            StmtKind::Push { worklist, value } => self.push(*worklist, *value, false)?,
-            StmtKind::Retry { worklist, value } => self.push(*worklist, *value, true)?,
-            StmtKind::Reduce { value } => {
+            DeviceOp::Push { worklist, value } => self.push(*worklist, *value, false)?,
+            DeviceOp::Retry { worklist, value } => self.push(*worklist, *value, true)?,
+            DeviceOp::Reduce { value } => {
                 let Some((op, ty, acc)) = self.reduction else {
                     return self.malformed("`reduce` in a kernel without a reduction");
                 };
@@ -144,7 +152,7 @@ impl<'c> Lower<'c, '_> {
                 let c = self.combine(op, ty, a, v)?;
                 self.b.build_store(acc, c)?;
             }
-            StmtKind::Barrier => {
+            DeviceOp::Barrier => {
                 if self.nested_foralls > 0 {
                     // As on the CPU: a barrier inside a nested (sequential) `forall` has no meaning.
                     return self.unsupported("a barrier inside a nested `forall` of a `forall tile`");
@@ -154,12 +162,6 @@ impl<'c> Lower<'c, '_> {
                 }
                 self.barrier()?;
             }
-            StmtKind::Invoke { .. }
-            | StmtKind::Pipe { .. }
-            | StmtKind::Hybrid { .. }
-            | StmtKind::Fill { .. }
-            | StmtKind::Clear { .. }
-            | StmtKind::HostPush { .. } => return self.malformed("a host-only statement in device code"),
         }
         Ok(())
     }
@@ -336,8 +338,7 @@ impl<'c> Lower<'c, '_> {
 
     /// The identity of a reduction, as a value of its type.
     pub fn reduce_identity(&self, op: ReduceOp, ty: Scalar) -> BasicValueEnum<'c> {
-        let bits =
-            irgc_artifact::reduce_identity(irgc_front::artifact::reduce_op(op), irgc_front::artifact::scalar(ty));
+        let bits = irgc_artifact::reduce_identity(irgc_front::abi::reduce_op(op), irgc_front::abi::scalar(ty));
         types::constant(self.c, ty, bits)
     }
 }

@@ -1,4 +1,4 @@
-//! The crates `irgc run` needs that are written alongside it: the artifact lowering (`irgc_front::artifact`), the
+//! The crates `irgc run` needs that are written alongside it: the artifact lowering (`irgc_backend_host`), the
 //! CPU backend (`irgc_backend_cpu`) and the PTX backend (`irgc_backend_ptx`). Every call into them is in this
 //! file, so adapting to their final signatures touches nothing else.
 
@@ -8,7 +8,7 @@ use irgc_front::ir::Module;
 
 /// The runtime's view of a program (arrays, worklists, kernels, the host plan).
 pub fn lower(module: &Module) -> Artifact {
-    irgc_front::artifact::lower(module)
+    irgc_backend_host::lower(module)
 }
 
 /// A program compiled by the CPU backend, as the runtime's [`irgc_runtime::CpuKernels`].

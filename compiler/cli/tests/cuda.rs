@@ -80,7 +80,7 @@ fn entry_header<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
 fn every_program_compiles_to_ptx_matching_its_artifact() {
     for path in programs() {
         let m = module(&path);
-        let artifact = irgc_front::artifact::lower(&m);
+        let artifact = irgc_backend_host::lower(&m);
         let out = irgc_backend_ptx::compile(&m, &irgc_backend_ptx::Options { arch: "sm_90".into() })
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for k in &artifact.kernels {
@@ -113,7 +113,7 @@ fn pipes_and_reduction_loops_are_outlined() {
     let stems = |filter: fn(&Artifact) -> bool| -> Vec<String> {
         programs()
             .iter()
-            .filter(|p| filter(&irgc_front::artifact::lower(&module(p))))
+            .filter(|p| filter(&irgc_backend_host::lower(&module(p))))
             .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
             .collect()
     };
@@ -201,7 +201,7 @@ fn launch_sizes_from_bounds_equal_the_kernels_own_and_results_verify() {
     let mut checked = 0;
     for path in programs() {
         let m = module(&path);
-        let artifact = irgc_front::artifact::lower(&m);
+        let artifact = irgc_backend_host::lower(&m);
         let kernels = Cranelift(irgc_backend_cpu::compile(&m).unwrap());
         let graphs: &[&str] = if path.ends_with("apsp/fw_blocked.irg") {
             &["er:n=70,deg=4,seed=3"]

@@ -4,8 +4,8 @@
 //! network with thousands of BFS levels that overhead is nearly all of the run. When everything a round does can
 //! be done on the device, the PTX backend emits one extra entry that runs the whole loop (see
 //! `irgc_artifact::PipeState` for its ABI, and `irgc-backend-ptx`'s `pipe.rs` for the code). This module decides
-//! where that is possible; the artifact lowering and the PTX backend both ask it, so they agree on the pipes and
-//! their numbering.
+//! where that is possible; the host backend (the artifact lowering) and the PTX backend both ask it, so they agree
+//! on the pipes and their numbering.
 //!
 //! A pipe qualifies when its body holds only
 //! - launches (`Invoke`) of kernels with a top-level `forall` (not `forall tile`) and no `retry`, that push to no
@@ -20,8 +20,11 @@
 //! of the form `if cond { break }` in its body or a `break_if` the device can compute (`while step() { .. }`,
 //! whose condition is a reduction, is the common case); it needs at least one exit.
 
-use crate::artifact::kernel_effects;
-use crate::ir::{Block, Body, Expr, ExprKind, GraphQuery, Handle, MathFn, Module, StmtKind, Worklist};
+use crate::analysis::kernel_effects;
+use crate::ir::{
+    DeviceOp, Expr, ExprKind, GraphQuery, Handle, MathFn, Module, PlanBlock, PlanBody, PlanOp, PlanStmt, StmtKind,
+    Worklist,
+};
 
 /// An outlinable pipe or loop of the plan.
 #[derive(Clone, Debug)]
@@ -30,7 +33,7 @@ pub struct OutlinedPipe<'m> {
     pub index: usize,
     /// The pipe's worklist; `None` for a loop.
     pub worklist: Option<Handle<Worklist>>,
-    pub body: &'m Block,
+    pub body: &'m PlanBlock,
     /// A loop's `break_if`, checked after the body.
     pub break_if: Option<Handle<Expr>>,
 }
@@ -43,14 +46,16 @@ impl OutlinedPipe<'_> {
 
     /// Kernel launches per round.
     pub fn launches_per_round(&self) -> u64 {
-        self.body.iter().filter(|s| matches!(s.kind, StmtKind::Invoke { .. })).count() as u64
+        self.body.iter().filter(|s| matches!(s.kind, StmtKind::Op(PlanOp::Invoke { .. }))).count() as u64
     }
 
     /// Launches of reducing kernels per round (each gets words of the state area).
     pub fn reductions(&self, m: &Module) -> usize {
         self.body
             .iter()
-            .filter(|s| matches!(s.kind, StmtKind::Invoke { kernel, .. } if m.kernels[kernel].reduction.is_some()))
+            .filter(|s| {
+                matches!(s.kind, StmtKind::Op(PlanOp::Invoke { kernel, .. }) if m.kernels[kernel].reduction.is_some())
+            })
             .count()
     }
 }
@@ -68,10 +73,10 @@ pub fn outlinable_pipes(m: &Module) -> Vec<OutlinedPipe<'_>> {
     found
 }
 
-fn walk<'m>(m: &'m Module, block: &'m Block, found: &mut Vec<OutlinedPipe<'m>>) {
+fn walk<'m>(m: &'m Module, block: &'m PlanBlock, found: &mut Vec<OutlinedPipe<'m>>) {
     for s in block {
         match &s.kind {
-            StmtKind::Pipe { worklist, body } => {
+            StmtKind::Op(PlanOp::Pipe { worklist, body }) => {
                 if qualifies(m, Some(*worklist), body) {
                     found.push(OutlinedPipe { index: found.len(), worklist: Some(*worklist), body, break_if: None });
                 } else {
@@ -79,7 +84,7 @@ fn walk<'m>(m: &'m Module, block: &'m Block, found: &mut Vec<OutlinedPipe<'m>>) 
                 }
             }
             StmtKind::Loop { body, continuing, break_if } => {
-                let exits = break_if.is_some() || body.iter().any(|s| is_exit(&m.plan, s).is_some());
+                let exits = break_if.is_some() || body.iter().any(|s| is_exit(m, s).is_some());
                 if continuing.is_empty()
                     && exits
                     && break_if.is_none_or(|c| device_computable(&m.plan, c))
@@ -96,7 +101,7 @@ fn walk<'m>(m: &'m Module, block: &'m Block, found: &mut Vec<OutlinedPipe<'m>>) 
                 walk(m, otherwise, found);
             }
             StmtKind::For { body, .. } => walk(m, body, found),
-            StmtKind::Hybrid { dense, sparse, .. } => {
+            StmtKind::Op(PlanOp::Hybrid { dense, sparse, .. }) => {
                 walk(m, dense, found);
                 walk(m, sparse, found);
             }
@@ -106,27 +111,28 @@ fn walk<'m>(m: &'m Module, block: &'m Block, found: &mut Vec<OutlinedPipe<'m>>) 
 }
 
 /// The condition of an `if cond { break }`.
-pub fn is_exit(plan: &Body, s: &crate::ir::Statement) -> Option<Handle<Expr>> {
+pub fn is_exit(m: &Module, s: &PlanStmt) -> Option<Handle<Expr>> {
     match &s.kind {
         StmtKind::If { cond, then, otherwise }
             if otherwise.is_empty() && matches!(then.as_slice(), [b] if matches!(b.kind, StmtKind::Break)) =>
         {
-            device_computable(plan, *cond).then_some(*cond)
+            device_computable(&m.plan, *cond).then_some(*cond)
         }
         _ => None,
     }
 }
 
 /// Whether a pipe over `wl` (or a loop, without) with this body can run on the device.
-fn qualifies(m: &Module, wl: Option<Handle<Worklist>>, body: &Block) -> bool {
+fn qualifies(m: &Module, wl: Option<Handle<Worklist>>, body: &PlanBlock) -> bool {
     let mut drains = false;
     for s in body {
         match &s.kind {
             StmtKind::Assign { value, .. } if device_computable(&m.plan, *value) => {}
-            StmtKind::If { .. } if wl.is_none() && is_exit(&m.plan, s).is_some() => {}
-            StmtKind::Invoke { kernel, args, result } => {
+            StmtKind::If { .. } if wl.is_none() && is_exit(m, s).is_some() => {}
+            StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => {
                 let k = &m.kernels[*kernel];
-                let top_forall = matches!(k.body.block.as_slice(), [s] if matches!(s.kind, StmtKind::ForAll { .. }));
+                let top_forall =
+                    matches!(k.body.block.as_slice(), [s] if matches!(s.kind, StmtKind::Op(DeviceOp::ForAll { .. })));
                 let (pushes, retries) = kernel_effects(m, k);
                 if !top_forall
                     || result.is_some() != k.reduction.is_some()
@@ -145,7 +151,7 @@ fn qualifies(m: &Module, wl: Option<Handle<Worklist>>, body: &Block) -> bool {
 }
 
 /// Whether every thread of the pipe's kernel can compute `e` from registers and the context alone.
-fn device_computable(plan: &Body, e: Handle<Expr>) -> bool {
+fn device_computable(plan: &PlanBody, e: Handle<Expr>) -> bool {
     let ok = |h: &Handle<Expr>| device_computable(plan, *h);
     match &plan.exprs[e].kind {
         ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Param(_) => true,

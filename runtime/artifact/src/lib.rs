@@ -1,6 +1,6 @@
 //! The artifact: everything the runtime needs to run a compiled program, and nothing of the compiler.
 //!
-//! The compiler lowers a program's IR into an [`Artifact`] (see `irgc_front::artifact`); a backend adds the kernel
+//! The compiler lowers a program's IR into an [`Artifact`] (see `irgc_backend_host`); a backend adds the kernel
 //! code (native functions from Cranelift, or PTX). The runtime allocates the arrays and worklists the artifact
 //! describes, interprets its [`plan`](Artifact::plan) on the host, and launches kernels through the
 //! [`KernelContext`] slot layout below. The artifact is plain data (serde), so it can be written beside a PTX file.

@@ -1,8 +1,10 @@
 //! The GPU as an `irgc_runtime::Device`: device buffers, the context table in device memory, PTX kernels.
 //!
-//! Everything runs on one stream, in order, and every launch is waited for (the interpreter needs its reduction
-//! and worklist counters before it can go on), so there is no concurrency to reason about between the host and
-//! the device: host reads and writes of device memory happen between launches, as the `Device` contract says.
+//! Everything runs on one stream, in order. An untimed launch is only queued: the next read of device memory (a
+//! worklist counter, a reduction's result, an output) waits for it in stream order, and a fault shows at that
+//! wait; a timed launch (`--stats`, `bench`) is waited for at once, between its events. Either way host reads
+//! and writes of device memory see every earlier launch finished, as the `Device` contract says, so there is no
+//! concurrency to reason about between the host and the device.
 //! A kernel that faults poisons the CUDA context; the error names the kernel and the run stops there.
 
 use std::time::{Duration, Instant};

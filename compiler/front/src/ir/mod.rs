@@ -1,13 +1,15 @@
-//! The typed intermediate representation: what the backends and optimisations work on.
+//! The typed intermediate representation: what the front end produces and the backends consume.
 //!
 //! This rustdoc is the IR's specification; [`validate`](crate::ir::validate) checks every invariant listed here.
 //!
 //! # Shape
 //! A [`Module`] holds program-wide entities in [`Arena`]s: `params` (host scalars from the command line),
 //! `globals` (device arrays: per node, per edge, dense), `worklists`, device `functions`, `kernels` (device entry
-//! points) and one host `plan`. Kernels and the plan are different entities: device-only statements (`ForAll`,
-//! `Push`, atomics, `Reduce`, `Barrier`) live in kernels and functions, host-only statements (`Invoke`, `Pipe`,
-//! `Hybrid`, `Fill`, `Clear`) in the plan.
+//! points) and one host `plan`. Kernels and the plan are different entities, with different statement types: the
+//! statements of kernels and functions are [`DeviceStmt`]s, whose own operations are [`DeviceOp`]s (`ForAll`,
+//! `Push`, atomics, `Reduce`, `Barrier`, ...), and the plan's are [`PlanStmt`]s, whose own operations are
+//! [`PlanOp`]s (`Invoke`, `Pipe`, `Hybrid`, `Fill`, `Clear`, ...). Both share the control flow of [`StmtKind`].
+//! A plan statement cannot be put into a kernel: that is a type error, not a validator check (see [`Statement`]).
 //!
 //! Every function, kernel and the plan own a [`Body`]: a `locals` arena (parameters first), an `exprs` arena and a
 //! statement tree. Expressions are pure trees (no side effects, every node typed); side effects — stores,
@@ -18,9 +20,11 @@
 //!    body, and an expression's operands are earlier in the arena than the expression itself (no cycles).
 //! 2. Every expression's `ty` agrees with its operands (see [`ExprKind`] for each rule); conditions are `bool`.
 //! 3. `Break` and `Continue` appear only inside `Loop` or `For`; `Return` only in functions, with the declared type.
-//! 4. Device-only statements appear only in kernels and functions; host-only statements only in the plan; a
-//!    `ForAll`/`ForTile` only in kernels, and not inside a serial loop; `Barrier` and shared arrays only inside a
-//!    `ForTile`; `Reduce` only in a kernel that declares a reduction, with its type.
+//! 4. Device-only statements appear only in kernels and functions and host-only statements only in the plan (by
+//!    construction: [`DeviceOp`] and [`PlanOp`] are different types); the plan-only expressions (`WorklistSize`,
+//!    `HostLoad`) only in the plan; a `ForAll`/`ForTile` only in kernels, and not inside a serial loop; `Barrier`
+//!    and shared arrays only inside a `ForTile`; `Reduce` only in a kernel that declares a reduction, with its
+//!    type.
 //! 5. Device functions do not call themselves, directly or indirectly.
 //! 6. Dense-array dimensions and output-check arguments are expressions of the plan's arena that use only
 //!    params, literals and graph sizes.
@@ -126,7 +130,7 @@ pub struct Module {
     pub worklists: Arena<Worklist>,
     pub functions: Arena<Function>,
     pub kernels: Arena<Kernel>,
-    pub plan: Body,
+    pub plan: PlanBody,
     pub outputs: Vec<Output>,
 }
 
@@ -221,7 +225,7 @@ pub struct Function {
     /// The first locals of the body, in order.
     pub params: Vec<Handle<Local>>,
     pub ret: Option<Scalar>,
-    pub body: Body,
+    pub body: DeviceBody,
     pub span: Span,
 }
 
@@ -253,19 +257,57 @@ pub struct Kernel {
     pub params: Vec<Handle<Local>>,
     /// What every thread's `Reduce` values combine into, returned to the host by `Invoke`.
     pub reduction: Option<(ReduceOp, Scalar)>,
-    pub body: Body,
+    pub body: DeviceBody,
     pub span: Span,
 }
 
-/// A function, kernel or plan body.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Body {
+impl Kernel {
+    /// The kernel's top-level operation: its one parallel sweep (`ForAll` or `ForTile`) in a validated module.
+    pub fn sweep(&self) -> Option<&DeviceOp> {
+        match self.body.block.as_slice() {
+            [Statement { kind: StmtKind::Op(op), .. }] => Some(op),
+            _ => None,
+        }
+    }
+}
+
+/// A function, kernel or plan body, generic over the operations of its place: [`DeviceBody`] for functions and
+/// kernels, [`PlanBody`] for the plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body<Op> {
     pub locals: Arena<Local>,
     pub exprs: Arena<Expr>,
     /// Block-shared arrays (kernels only, declared inside a `ForTile`).
     pub shared: Arena<SharedArray>,
-    pub block: Block,
+    pub block: Block<Op>,
 }
+
+impl<Op> Default for Body<Op> {
+    fn default() -> Self {
+        Body { locals: Arena::default(), exprs: Arena::default(), shared: Arena::default(), block: Vec::new() }
+    }
+}
+
+impl<Op> Body<Op> {
+    /// The body's arenas without its statements: what code that reads expressions and locals needs, whichever
+    /// place the body belongs to (the PTX backend lowers an outlined plan loop's host arithmetic with it).
+    pub fn view(&self) -> BodyView<'_> {
+        BodyView { locals: &self.locals, exprs: &self.exprs, shared: &self.shared }
+    }
+}
+
+/// The arenas of a [`Body`] of either place.
+#[derive(Clone, Copy, Debug)]
+pub struct BodyView<'a> {
+    pub locals: &'a Arena<Local>,
+    pub exprs: &'a Arena<Expr>,
+    pub shared: &'a Arena<SharedArray>,
+}
+
+/// The body of a device function or kernel.
+pub type DeviceBody = Body<DeviceOp>;
+/// The plan's body.
+pub type PlanBody = Body<PlanOp>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LocalType {
@@ -290,7 +332,16 @@ pub struct SharedArray {
     pub span: Span,
 }
 
-pub type Block = Vec<Statement>;
+/// A statement list of one place.
+pub type Block<Op> = Vec<Statement<Op>>;
+/// Device statements: the body of a kernel or function.
+pub type DeviceBlock = Block<DeviceOp>;
+/// Plan statements.
+pub type PlanBlock = Block<PlanOp>;
+/// A statement of device code.
+pub type DeviceStmt = Statement<DeviceOp>;
+/// A statement of the plan.
+pub type PlanStmt = Statement<PlanOp>;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Literal {
@@ -510,25 +561,68 @@ pub enum Space {
     Range2([(Handle<Expr>, Handle<Expr>); 2]),
 }
 
+/// A statement of one place: the control flow device code and the plan share, or an operation only that place has
+/// (`Op` is [`DeviceOp`] or [`PlanOp`]). The two op types are disjoint, so a plan-only statement cannot be built
+/// into a kernel's body, nor a device-only one into the plan's (invariant 4 holds by construction):
+///
+/// ```
+/// use irgc_front::ir::{DeviceOp, DeviceStmt, StmtKind};
+/// use irgc_front::span::Span;
+/// let barrier = DeviceStmt { kind: StmtKind::Op(DeviceOp::Barrier), span: Span::default() };
+/// # let _ = barrier;
+/// ```
+///
+/// ```compile_fail
+/// use irgc_front::ir::{DeviceStmt, PlanOp, StmtKind};
+/// use irgc_front::span::Span;
+/// let clear = irgc_front::ir::Handle::<irgc_front::ir::Worklist>::new(0);
+/// // `Clear` is a plan operation; a kernel's statements take only `DeviceOp`s.
+/// let s = DeviceStmt { kind: StmtKind::Op(PlanOp::Clear { worklist: clear }), span: Span::default() };
+/// ```
 #[derive(Clone, Debug, PartialEq)]
-pub struct Statement {
-    pub kind: StmtKind,
+pub struct Statement<Op> {
+    pub kind: StmtKind<Op>,
     pub span: Span,
 }
 
+/// The statements every place has: locals and structured control flow, plus `Op`, the place's own operations.
 #[derive(Clone, Debug, PartialEq)]
-pub enum StmtKind {
+pub enum StmtKind<Op> {
     /// Sets a scalar local (a `let`, a `var` or an assignment).
     Assign {
         local: Handle<Local>,
         value: Handle<Expr>,
     },
-    /// Writes an array element (device: any array; plan: one element of a global).
-    Store {
-        array: ArrayRef,
-        index: Vec<Handle<Expr>>,
-        value: Handle<Expr>,
+    If {
+        cond: Handle<Expr>,
+        then: Block<Op>,
+        otherwise: Block<Op>,
     },
+    /// Runs `body`, then `continuing`; leaves when `break_if` (evaluated after `continuing`) holds, or on `Break`.
+    /// `Continue` jumps to `continuing`.
+    Loop {
+        body: Block<Op>,
+        continuing: Block<Op>,
+        break_if: Option<Handle<Expr>>,
+    },
+    /// A sequential loop of `var` over `[start, end)`.
+    For {
+        var: Handle<Local>,
+        start: Handle<Expr>,
+        end: Handle<Expr>,
+        body: Block<Op>,
+    },
+    Break,
+    Continue,
+    /// An operation of this place.
+    Op(Op),
+}
+
+/// What only device code (kernels and functions) does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeviceOp {
+    /// Writes an array element.
+    Store { array: ArrayRef, index: Vec<Handle<Expr>>, value: Handle<Expr> },
     /// An atomic read-modify-write on an array element, returning the old value into `result`.
     Atomic {
         op: AtomicOp,
@@ -539,93 +633,44 @@ pub enum StmtKind {
         result: Option<Handle<Local>>,
     },
     /// Calls a device function.
-    Call {
-        function: Handle<Function>,
-        args: Vec<Arg>,
-        result: Option<Handle<Local>>,
-    },
-    If {
-        cond: Handle<Expr>,
-        then: Block,
-        otherwise: Block,
-    },
-    /// Runs `body`, then `continuing`; leaves when `break_if` (evaluated after `continuing`) holds, or on `Break`.
-    /// `Continue` jumps to `continuing`.
-    Loop {
-        body: Block,
-        continuing: Block,
-        break_if: Option<Handle<Expr>>,
-    },
-    /// A sequential loop of `var` over `[start, end)`.
-    For {
-        var: Handle<Local>,
-        start: Handle<Expr>,
-        end: Handle<Expr>,
-        body: Block,
-    },
+    Call { function: Handle<Function>, args: Vec<Arg>, result: Option<Handle<Local>> },
     /// A parallel loop: one logical thread per point of `space`, bound to `vars` (two for 2-D spaces).
-    ForAll {
-        vars: Vec<Handle<Local>>,
-        space: Space,
-        body: Block,
-    },
+    ForAll { vars: Vec<Handle<Local>>, space: Space, body: DeviceBlock },
     /// One thread block per tile; `threads` is the compile-time block shape. Shared arrays and barriers live here.
     ForTile {
         tile_vars: Vec<Handle<Local>>,
         tiles: Space,
         thread_vars: Vec<Handle<Local>>,
         threads: Vec<u32>,
-        body: Block,
+        body: DeviceBlock,
     },
-    Break,
-    Continue,
+    /// Leaves a function (functions only), with its value.
     Return(Option<Handle<Expr>>),
     /// Appends an item to a worklist's next contents.
-    Push {
-        worklist: Handle<Worklist>,
-        value: Handle<Expr>,
-    },
+    Push { worklist: Handle<Worklist>, value: Handle<Expr> },
     /// Re-queues an item: the runtime relaunches the kernel over retried items until there are none.
-    Retry {
-        worklist: Handle<Worklist>,
-        value: Handle<Expr>,
-    },
+    Retry { worklist: Handle<Worklist>, value: Handle<Expr> },
     /// Contributes to the kernel's reduction.
-    Reduce {
-        value: Handle<Expr>,
-    },
+    Reduce { value: Handle<Expr> },
     /// Waits for every thread of the tile.
     Barrier,
-    /// Launches a kernel (plan only); a kernel with a reduction returns its result into `result`.
-    Invoke {
-        kernel: Handle<Kernel>,
-        args: Vec<Handle<Expr>>,
-        result: Option<Handle<Local>>,
-    },
+}
+
+/// What only the plan (host code) does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlanOp {
+    /// Writes one element of a device array from the host.
+    Store { global: Handle<Global>, index: Vec<Handle<Expr>>, value: Handle<Expr> },
+    /// Launches a kernel; a kernel with a reduction returns its result into `result`.
+    Invoke { kernel: Handle<Kernel>, args: Vec<Handle<Expr>>, result: Option<Handle<Local>> },
     /// Repeats `body` while the worklist is not empty (checked before each round).
-    Pipe {
-        worklist: Handle<Worklist>,
-        body: Block,
-    },
+    Pipe { worklist: Handle<Worklist>, body: PlanBlock },
     /// Runs `dense` when the worklist holds more than `threshold` × nodes items, `sparse` otherwise.
-    Hybrid {
-        worklist: Handle<Worklist>,
-        threshold: Handle<Expr>,
-        dense: Block,
-        sparse: Block,
-    },
-    /// Sets every element of a global (plan only).
-    Fill {
-        global: Handle<Global>,
-        value: Handle<Expr>,
-    },
-    /// Empties a worklist (plan only).
-    Clear {
-        worklist: Handle<Worklist>,
-    },
-    /// Pushes an item from the host (plan only).
-    HostPush {
-        worklist: Handle<Worklist>,
-        value: Handle<Expr>,
-    },
+    Hybrid { worklist: Handle<Worklist>, threshold: Handle<Expr>, dense: PlanBlock, sparse: PlanBlock },
+    /// Sets every element of a global.
+    Fill { global: Handle<Global>, value: Handle<Expr> },
+    /// Empties a worklist.
+    Clear { worklist: Handle<Worklist> },
+    /// Pushes an item from the host.
+    HostPush { worklist: Handle<Worklist>, value: Handle<Expr> },
 }

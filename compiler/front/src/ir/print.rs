@@ -18,21 +18,22 @@ struct Printer<'a> {
     out: String,
 }
 
+/// The arenas of the body being printed (any place's: printing a statement's own operation is [`PrintOp`]'s job).
 struct Ctx<'a> {
-    body: &'a Body,
+    body: BodyView<'a>,
     /// Locals whose name is not unique in the body print with their index.
     dup: Vec<bool>,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(body: &'a Body) -> Self {
+    fn new<Op>(body: &'a Body<Op>) -> Self {
         let mut dup = vec![false; body.locals.len()];
         for (h, l) in body.locals.iter() {
             if body.locals.iter().filter(|(_, o)| o.name == l.name).count() > 1 {
                 dup[h.index()] = true;
             }
         }
-        Ctx { body, dup }
+        Ctx { body: body.view(), dup }
     }
 
     fn local(&self, h: Handle<Local>) -> String {
@@ -151,7 +152,7 @@ impl Printer<'_> {
         v.join(", ")
     }
 
-    fn block(&mut self, ctx: &Ctx, block: &Block, depth: usize) {
+    fn block<Op: PrintOp>(&mut self, ctx: &Ctx, block: &Block<Op>, depth: usize) {
         self.out.push_str("{\n");
         for s in block {
             self.stmt(ctx, s, depth + 1);
@@ -206,35 +207,10 @@ impl Printer<'_> {
         }
     }
 
-    fn stmt(&mut self, ctx: &Ctx, s: &Statement, depth: usize) {
+    fn stmt<Op: PrintOp>(&mut self, ctx: &Ctx, s: &Statement<Op>, depth: usize) {
         self.indent(depth);
         let line = match &s.kind {
             StmtKind::Assign { local, value } => format!("{} = {}", ctx.local(*local), self.expr(ctx, *value)),
-            StmtKind::Store { array, index, value } => {
-                format!("store {}[{}] = {}", self.array(ctx, *array), self.index(ctx, index), self.expr(ctx, *value))
-            }
-            StmtKind::Atomic { op, array, index, value, compare, result } => {
-                let res = result.map_or(String::new(), |r| format!("{} = ", ctx.local(r)));
-                let cmp = compare.map_or(String::new(), |c| format!("{}, ", self.expr(ctx, c)));
-                format!(
-                    "{res}{}({}[{}], {cmp}{})",
-                    op.name(),
-                    self.array(ctx, *array),
-                    self.index(ctx, index),
-                    self.expr(ctx, *value)
-                )
-            }
-            StmtKind::Call { function, args, result } => {
-                let res = result.map_or(String::new(), |r| format!("{} = ", ctx.local(r)));
-                let a: Vec<String> = args
-                    .iter()
-                    .map(|a| match a {
-                        Arg::Value(e) => self.expr(ctx, *e),
-                        Arg::Array(r) => self.array(ctx, *r),
-                    })
-                    .collect();
-                format!("{res}call {}({})", self.m.functions[*function].name, a.join(", "))
-            }
             StmtKind::If { cond, then, otherwise } => {
                 let _ = write!(self.out, "if {} ", self.expr(ctx, *cond));
                 self.block(ctx, then, depth);
@@ -270,12 +246,51 @@ impl Printer<'_> {
                 self.block(ctx, body, depth);
                 return;
             }
-            StmtKind::ForAll { vars, space, body } => {
+            StmtKind::Break => "break".into(),
+            StmtKind::Continue => "continue".into(),
+            StmtKind::Op(op) => match op.print(self, ctx, depth) {
+                Some(line) => line,
+                None => return,
+            },
+        };
+        self.out.push_str(&line);
+        self.out.push('\n');
+    }
+
+    /// A device operation's line, or `None` when it printed a block itself.
+    fn device_op(&mut self, ctx: &Ctx, op: &DeviceOp, depth: usize) -> Option<String> {
+        Some(match op {
+            DeviceOp::Store { array, index, value } => {
+                format!("store {}[{}] = {}", self.array(ctx, *array), self.index(ctx, index), self.expr(ctx, *value))
+            }
+            DeviceOp::Atomic { op, array, index, value, compare, result } => {
+                let res = result.map_or(String::new(), |r| format!("{} = ", ctx.local(r)));
+                let cmp = compare.map_or(String::new(), |c| format!("{}, ", self.expr(ctx, c)));
+                format!(
+                    "{res}{}({}[{}], {cmp}{})",
+                    op.name(),
+                    self.array(ctx, *array),
+                    self.index(ctx, index),
+                    self.expr(ctx, *value)
+                )
+            }
+            DeviceOp::Call { function, args, result } => {
+                let res = result.map_or(String::new(), |r| format!("{} = ", ctx.local(r)));
+                let a: Vec<String> = args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Value(e) => self.expr(ctx, *e),
+                        Arg::Array(r) => self.array(ctx, *r),
+                    })
+                    .collect();
+                format!("{res}call {}({})", self.m.functions[*function].name, a.join(", "))
+            }
+            DeviceOp::ForAll { vars, space, body } => {
                 let _ = write!(self.out, "forall {} in {} ", self.vars(ctx, vars), self.space(ctx, space));
                 self.block(ctx, body, depth);
-                return;
+                return None;
             }
-            StmtKind::ForTile { tile_vars, tiles, thread_vars, threads, body } => {
+            DeviceOp::ForTile { tile_vars, tiles, thread_vars, threads, body } => {
                 let shape: Vec<String> = threads.iter().map(u32::to_string).collect();
                 let _ = write!(
                     self.out,
@@ -296,32 +311,42 @@ impl Printer<'_> {
                 }
                 self.indent(depth);
                 self.out.push_str("}\n");
-                return;
+                return None;
             }
-            StmtKind::Break => "break".into(),
-            StmtKind::Continue => "continue".into(),
-            StmtKind::Return(v) => match v {
+            DeviceOp::Return(v) => match v {
                 Some(v) => format!("return {}", self.expr(ctx, *v)),
                 None => "return".into(),
             },
-            StmtKind::Push { worklist, value } => {
+            DeviceOp::Push { worklist, value } => {
                 format!("push {} <- {}", self.m.worklists[*worklist].name, self.expr(ctx, *value))
             }
-            StmtKind::Retry { worklist, value } => {
+            DeviceOp::Retry { worklist, value } => {
                 format!("retry {} <- {}", self.m.worklists[*worklist].name, self.expr(ctx, *value))
             }
-            StmtKind::Reduce { value } => format!("reduce {}", self.expr(ctx, *value)),
-            StmtKind::Barrier => "barrier".into(),
-            StmtKind::Invoke { kernel, args, result } => {
+            DeviceOp::Reduce { value } => format!("reduce {}", self.expr(ctx, *value)),
+            DeviceOp::Barrier => "barrier".into(),
+        })
+    }
+
+    /// A plan operation's line, or `None` when it printed a block itself.
+    fn plan_op(&mut self, ctx: &Ctx, op: &PlanOp, depth: usize) -> Option<String> {
+        Some(match op {
+            PlanOp::Store { global, index, value } => format!(
+                "store @{}[{}] = {}",
+                self.m.globals[*global].name,
+                self.index(ctx, index),
+                self.expr(ctx, *value)
+            ),
+            PlanOp::Invoke { kernel, args, result } => {
                 let res = result.map_or(String::new(), |r| format!("{} = ", ctx.local(r)));
                 format!("{res}invoke {}({})", self.m.kernels[*kernel].name, self.index(ctx, args))
             }
-            StmtKind::Pipe { worklist, body } => {
+            PlanOp::Pipe { worklist, body } => {
                 let _ = write!(self.out, "pipe {} ", self.m.worklists[*worklist].name);
                 self.block(ctx, body, depth);
-                return;
+                return None;
             }
-            StmtKind::Hybrid { worklist, threshold, dense, sparse } => {
+            PlanOp::Hybrid { worklist, threshold, dense, sparse } => {
                 let _ = write!(
                     self.out,
                     "hybrid {} above {} dense ",
@@ -332,18 +357,16 @@ impl Printer<'_> {
                 self.indent(depth);
                 self.out.push_str("sparse ");
                 self.block(ctx, sparse, depth);
-                return;
+                return None;
             }
-            StmtKind::Fill { global, value } => {
+            PlanOp::Fill { global, value } => {
                 format!("fill @{} = {}", self.m.globals[*global].name, self.expr(ctx, *value))
             }
-            StmtKind::Clear { worklist } => format!("clear {}", self.m.worklists[*worklist].name),
-            StmtKind::HostPush { worklist, value } => {
+            PlanOp::Clear { worklist } => format!("clear {}", self.m.worklists[*worklist].name),
+            PlanOp::HostPush { worklist, value } => {
                 format!("host_push {} <- {}", self.m.worklists[*worklist].name, self.expr(ctx, *value))
             }
-        };
-        self.out.push_str(&line);
-        self.out.push('\n');
+        })
     }
 
     fn expr(&self, ctx: &Ctx, h: Handle<Expr>) -> String {
@@ -383,5 +406,22 @@ impl Printer<'_> {
             },
             ExprKind::WorklistSize(w) => format!("{}.size()", self.m.worklists[*w].name),
         }
+    }
+}
+
+/// Prints the operations of one place; control flow is printed the same for every place.
+trait PrintOp: Sized {
+    fn print(&self, p: &mut Printer<'_>, ctx: &Ctx, depth: usize) -> Option<String>;
+}
+
+impl PrintOp for DeviceOp {
+    fn print(&self, p: &mut Printer<'_>, ctx: &Ctx, depth: usize) -> Option<String> {
+        p.device_op(ctx, self, depth)
+    }
+}
+
+impl PrintOp for PlanOp {
+    fn print(&self, p: &mut Printer<'_>, ctx: &Ctx, depth: usize) -> Option<String> {
+        p.plan_op(ctx, self, depth)
     }
 }

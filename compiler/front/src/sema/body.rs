@@ -7,12 +7,13 @@
 //! result in a fresh local; `&&`/`||` keep short-circuit order by turning an effectful right side into an `if`.
 
 use super::consts;
+use super::place::Place;
 use super::types::{self, float_literal, int_fits, int_literal, int_value};
 use super::{Sema, Symbol};
 use crate::diag::Diagnostic;
 use crate::ir::{
-    self, Arg, ArrayRef, AtomicOp, BinaryOp, Block, Body, Check, Expr, ExprKind, GlobalKind, GraphQuery, Handle,
-    Literal, Local, LocalType, MathFn, ReduceOp, Scalar, Space, Statement, StmtKind, UnaryOp,
+    self, Arg, ArrayRef, AtomicOp, BinaryOp, Block, Body, Check, DeviceOp, Expr, ExprKind, GlobalKind, GraphQuery,
+    Handle, Literal, Local, LocalType, MathFn, PlanOp, ReduceOp, Scalar, Space, Statement, StmtKind, UnaryOp,
 };
 use crate::span::{Ident, Span};
 use crate::syntax::ast::{self, BinOp, ExprKind as AK, StmtKind as SK, UnOp};
@@ -60,12 +61,12 @@ const ATOMICS: &[(&str, AtomicOp)] = &[
 const GRAPH_FIELDS: &str = "num_nodes, num_edges, nodes, edges";
 const GRAPH_METHODS: &str = "src, dst, weight, degree, first_edge, end_edge, edges";
 
-pub(crate) struct BodyLowerer<'s> {
+pub(crate) struct BodyLowerer<'s, Op: Place> {
     pub(crate) sema: &'s mut Sema,
-    body: Body,
+    body: Body<Op>,
     ctx: Context,
     scopes: Vec<Vec<(String, Binding)>>,
-    blocks: Vec<Block>,
+    blocks: Vec<Block<Op>>,
     loops: Vec<LoopKind>,
     /// Depth of `forall` nesting.
     foralls: u32,
@@ -106,8 +107,8 @@ fn has_effects(e: &ast::Expr) -> bool {
 }
 
 /// Whether a block always ends in `return` (for functions with a result).
-fn always_returns(block: &Block) -> bool {
-    fn breaks(block: &Block) -> bool {
+fn always_returns<Op: Place>(block: &Block<Op>) -> bool {
+    fn breaks<Op>(block: &Block<Op>) -> bool {
         block.iter().any(|s| match &s.kind {
             StmtKind::Break => true,
             StmtKind::If { then, otherwise, .. } => breaks(then) || breaks(otherwise),
@@ -115,7 +116,7 @@ fn always_returns(block: &Block) -> bool {
         })
     }
     match block.last().map(|s| &s.kind) {
-        Some(StmtKind::Return(_)) => true,
+        Some(StmtKind::Op(op)) => op.is_return(),
         Some(StmtKind::If { then, otherwise, .. }) => always_returns(then) && always_returns(otherwise),
         Some(StmtKind::Loop { body, break_if: None, .. }) => !breaks(body),
         _ => false,
@@ -136,9 +137,9 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-impl<'s> BodyLowerer<'s> {
+impl<'s, Op: Place> BodyLowerer<'s, Op> {
     /// Starts (or resumes) lowering `body`; statements already in its block are kept and appended to.
-    pub(crate) fn new(sema: &'s mut Sema, mut body: Body, ctx: Context) -> Self {
+    pub(crate) fn new(sema: &'s mut Sema, mut body: Body<Op>, ctx: Context) -> Self {
         let block = std::mem::take(&mut body.block);
         BodyLowerer {
             sema,
@@ -159,7 +160,7 @@ impl<'s> BodyLowerer<'s> {
 
     // ---- entry points ----
 
-    pub(crate) fn lower_fn(mut self, name: &str, params: &[Ident], block: &ast::Block) -> Body {
+    pub(crate) fn lower_fn(mut self, name: &str, params: &[Ident], block: &ast::Block) -> Body<Op> {
         self.bind_params(name, params);
         self.stmts(&block.stmts);
         let ir_block = self.blocks.pop().unwrap_or_default();
@@ -177,7 +178,7 @@ impl<'s> BodyLowerer<'s> {
         self.body
     }
 
-    pub(crate) fn lower_kernel(mut self, params: &[Ident], block: &ast::Block, kernel: &Ident) -> Body {
+    pub(crate) fn lower_kernel(mut self, params: &[Ident], block: &ast::Block, kernel: &Ident) -> Body<Op> {
         let name = kernel.span;
         self.bad_reduction =
             self.sema.bad_signatures.contains(&kernel.node) && matches!(self.ctx, Context::Kernel(None));
@@ -213,7 +214,7 @@ impl<'s> BodyLowerer<'s> {
         self.stmts(&block.stmts);
     }
 
-    pub(crate) fn finish(mut self) -> Body {
+    pub(crate) fn finish(mut self) -> Body<Op> {
         self.body.block = self.blocks.pop().unwrap_or_default();
         self.body
     }
@@ -225,7 +226,7 @@ impl<'s> BodyLowerer<'s> {
     pub(crate) fn fill(&mut self, g: Handle<ir::Global>, init: &ast::Expr) {
         let elem = self.sema.module.globals[g].elem;
         if let Some(value) = self.expr_of(init, elem) {
-            self.emit(StmtKind::Fill { global: g, value }, init.span);
+            self.emit_plan(PlanOp::Fill { global: g, value }, init.span);
         }
     }
 
@@ -348,8 +349,30 @@ impl<'s> BodyLowerer<'s> {
         }
     }
 
-    fn emit(&mut self, kind: StmtKind, span: Span) {
+    fn emit(&mut self, kind: StmtKind<Op>, span: Span) {
         self.blocks.last_mut().expect("a block is open").push(Statement { kind, span });
+    }
+
+    /// Emits an operation only kernels and functions have; in the plan, says so instead.
+    fn emit_device(&mut self, op: DeviceOp, span: Span) {
+        match Op::device(op) {
+            Some(op) => self.emit(StmtKind::Op(op), span),
+            None => self.error(
+                Diagnostic::error(span, "this statement is only allowed in kernels and functions")
+                    .label("device code, not host code"),
+            ),
+        }
+    }
+
+    /// Emits an operation only the plan has; in device code, says so instead.
+    fn emit_plan(&mut self, op: PlanOp, span: Span) {
+        match Op::plan(op) {
+            Some(op) => self.emit(StmtKind::Op(op), span),
+            None => self.error(
+                Diagnostic::error(span, "this statement is only allowed in the plan")
+                    .label("the plan decides which kernels run; kernels cannot"),
+            ),
+        }
     }
 
     fn add(&mut self, kind: ExprKind, ty: Scalar, span: Span) -> Handle<Expr> {
@@ -375,7 +398,7 @@ impl<'s> BodyLowerer<'s> {
     }
 
     /// Runs `f` in a new block and scope, returning the statements it emitted.
-    fn block_with(&mut self, f: impl FnOnce(&mut Self)) -> Block {
+    fn block_with(&mut self, f: impl FnOnce(&mut Self)) -> Block<Op> {
         self.blocks.push(Vec::new());
         self.scopes.push(Vec::new());
         f(self);
@@ -383,7 +406,7 @@ impl<'s> BodyLowerer<'s> {
         self.blocks.pop().unwrap_or_default()
     }
 
-    fn block(&mut self, b: &ast::Block) -> Block {
+    fn block(&mut self, b: &ast::Block) -> Block<Op> {
         self.block_with(|lw| lw.stmts(&b.stmts))
     }
 
@@ -1070,7 +1093,7 @@ impl<'s> BodyLowerer<'s> {
         let compare = if op == AtomicOp::CompareExchange { Some(self.expr_of(&args[1], elem)?) } else { None };
         let value = self.expr_of(&args[n - 1], elem)?;
         let result = if want_result { Some(self.temp(elem, span)) } else { None };
-        self.emit(StmtKind::Atomic { op, array, index, value, compare, result }, span);
+        self.emit_device(DeviceOp::Atomic { op, array, index, value, compare, result }, span);
         let h = match result {
             Some(r) => self.add(ExprKind::Local(r), elem, span),
             None => value,
@@ -1140,7 +1163,7 @@ impl<'s> BodyLowerer<'s> {
                 }
             }
         }
-        self.emit(StmtKind::Call { function: h, args: out, result }, span);
+        self.emit_device(DeviceOp::Call { function: h, args: out, result }, span);
         Some(())
     }
 
@@ -1180,7 +1203,7 @@ impl<'s> BodyLowerer<'s> {
         for (a, t) in args.iter().zip(params) {
             out.push(self.expr_of(a, t)?);
         }
-        self.emit(StmtKind::Invoke { kernel: k, args: out, result }, span);
+        self.emit_plan(PlanOp::Invoke { kernel: k, args: out, result }, span);
         Some(())
     }
 
@@ -1424,7 +1447,7 @@ impl<'s> BodyLowerer<'s> {
                     return;
                 }
                 if let Some(value) = self.expr_of(v, ty) {
-                    self.emit(StmtKind::Reduce { value }, span);
+                    self.emit_device(DeviceOp::Reduce { value }, span);
                 }
             }
             SK::Barrier => {
@@ -1439,7 +1462,7 @@ impl<'s> BodyLowerer<'s> {
                 if self.loops.iter().rev().take_while(|k| **k == LoopKind::Serial).count() > 0 || self.foralls > 1 {
                     // Barriers inside loops are fine as long as every thread runs them; we cannot prove it, so allow.
                 }
-                self.emit(StmtKind::Barrier, span);
+                self.emit_device(DeviceOp::Barrier, span);
             }
             SK::Shared { name, elem, dims } => {
                 if !self.in_tile {
@@ -1498,7 +1521,7 @@ impl<'s> BodyLowerer<'s> {
                 self.loops.push(LoopKind::Serial);
                 let b = self.block(body);
                 self.loops.pop();
-                self.emit(StmtKind::Pipe { worklist: w, body: b }, span);
+                self.emit_plan(PlanOp::Pipe { worklist: w, body: Op::plan_block(b) }, span);
             }
             SK::Hybrid { worklist, threshold, dense, sparse } => {
                 if !self.plan_only("hybrid", span) {
@@ -1508,7 +1531,8 @@ impl<'s> BodyLowerer<'s> {
                 let Some(t) = self.expr_of(threshold, Scalar::F64) else { return };
                 let dense = self.block(dense);
                 let sparse = self.block(sparse);
-                self.emit(StmtKind::Hybrid { worklist: w, threshold: t, dense, sparse }, span);
+                let (dense, sparse) = (Op::plan_block(dense), Op::plan_block(sparse));
+                self.emit_plan(PlanOp::Hybrid { worklist: w, threshold: t, dense, sparse }, span);
             }
         }
     }
@@ -1548,10 +1572,10 @@ impl<'s> BodyLowerer<'s> {
         match (ret, v) {
             (Some(t), Some(v)) => {
                 if let Some(h) = self.expr_of(v, t) {
-                    self.emit(StmtKind::Return(Some(h)), span);
+                    self.emit_device(DeviceOp::Return(Some(h)), span);
                 }
             }
-            (None, None) => self.emit(StmtKind::Return(None), span),
+            (None, None) => self.emit_device(DeviceOp::Return(None), span),
             (Some(t), None) => {
                 self.error(Diagnostic::error(span, format!("this function must return a {t}")).label("missing value"))
             }
@@ -1657,7 +1681,12 @@ impl<'s> BodyLowerer<'s> {
                     _ => self.add(ExprKind::Load { array, index: index.clone() }, elem, place.span),
                 };
                 if let Some(v) = combine(self, current, elem) {
-                    self.emit(StmtKind::Store { array, index, value: v }, span);
+                    match (self.ctx, array) {
+                        (Context::Plan, ArrayRef::Global(global)) => {
+                            self.emit_plan(PlanOp::Store { global, index, value: v }, span)
+                        }
+                        _ => self.emit_device(DeviceOp::Store { array, index, value: v }, span),
+                    }
                 }
             }
             _ => self.error(
@@ -1706,7 +1735,7 @@ impl<'s> BodyLowerer<'s> {
                                 }
                                 let elem = self.sema.module.globals[g].elem;
                                 if let Some(v) = self.expr_of(&args[0], elem) {
-                                    self.emit(StmtKind::Fill { global: g, value: v }, span);
+                                    self.emit_plan(PlanOp::Fill { global: g, value: v }, span);
                                 }
                                 return;
                             }
@@ -1721,12 +1750,11 @@ impl<'s> BodyLowerer<'s> {
                             return;
                         }
                         let Some(v) = self.expr_of(&args[0], elem) else { return };
-                        let kind = if self.is_device() {
-                            StmtKind::Push { worklist: w, value: v }
+                        if self.is_device() {
+                            self.emit_device(DeviceOp::Push { worklist: w, value: v }, span);
                         } else {
-                            StmtKind::HostPush { worklist: w, value: v }
-                        };
-                        self.emit(kind, span);
+                            self.emit_plan(PlanOp::HostPush { worklist: w, value: v }, span);
+                        }
                     }
                     "retry" => {
                         if !matches!(self.ctx, Context::Kernel(_)) || self.foralls == 0 {
@@ -1749,11 +1777,11 @@ impl<'s> BodyLowerer<'s> {
                             return;
                         }
                         let Some(v) = self.expr_of(&args[0], elem) else { return };
-                        self.emit(StmtKind::Retry { worklist: w, value: v }, span);
+                        self.emit_device(DeviceOp::Retry { worklist: w, value: v }, span);
                     }
                     "clear" => {
                         if self.plan_only("clear", span) && self.arity("`clear`", args, 0, span) {
-                            self.emit(StmtKind::Clear { worklist: w }, span);
+                            self.emit_plan(PlanOp::Clear { worklist: w }, span);
                         }
                     }
                     "size" => self.no_effect(span),
@@ -2034,7 +2062,7 @@ impl<'s> BodyLowerer<'s> {
         self.loops.pop();
         self.scopes.pop();
         if let Some(vars) = vars {
-            self.emit(StmtKind::ForAll { vars, space: sp, body: b }, span);
+            self.emit_device(DeviceOp::ForAll { vars, space: sp, body: Op::device_block(b) }, span);
         }
     }
 
@@ -2121,7 +2149,16 @@ impl<'s> BodyLowerer<'s> {
         self.loops.pop();
         self.scopes.pop();
         if let (Some(tile_vars), Some(thread_vars)) = (tile_vars, thread_vars) {
-            self.emit(StmtKind::ForTile { tile_vars, tiles: tile_space, thread_vars, threads: shape, body: b }, span);
+            self.emit_device(
+                DeviceOp::ForTile {
+                    tile_vars,
+                    tiles: tile_space,
+                    thread_vars,
+                    threads: shape,
+                    body: Op::device_block(b),
+                },
+                span,
+            );
         }
     }
 }

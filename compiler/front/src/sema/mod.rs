@@ -8,10 +8,11 @@
 
 mod body;
 mod consts;
+mod place;
 mod types;
 
 use crate::diag::Diagnostic;
-use crate::ir::{self, Arena, Body, GraphDecl, Handle, Literal, Module, ReduceOp, Scalar};
+use crate::ir::{self, Arena, DeviceBody, GraphDecl, Handle, Literal, Module, ReduceOp, Scalar};
 use crate::span::{FileId, Span};
 use crate::syntax::ast::{self, ItemKind};
 use body::{BodyLowerer, Context};
@@ -83,7 +84,7 @@ pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagn
             worklists: Arena::new(),
             functions: Arena::new(),
             kernels: Arena::new(),
-            plan: Body::default(),
+            plan: ir::PlanBody::default(),
             outputs: Vec::new(),
         },
         symbols: BTreeMap::new(),
@@ -266,7 +267,7 @@ impl Sema {
                 }
                 ItemKind::Output(decls) => pending.outputs.extend(decls.iter()),
                 ItemKind::Function(func) => {
-                    let mut body = Body::default();
+                    let mut body = DeviceBody::default();
                     let params = self.signature_params(&func.name, &func.params, true, &mut body);
                     let ret = func.ret.as_ref().and_then(|r| {
                         let t = self.scalar(r);
@@ -286,7 +287,7 @@ impl Sema {
                     pending.functions.push((h, func));
                 }
                 ItemKind::Kernel(k) => {
-                    let mut body = Body::default();
+                    let mut body = DeviceBody::default();
                     let params = self.signature_params(&k.name, &k.params, false, &mut body);
                     let reduction = k.reduction.as_ref().and_then(|r| self.reduction(r));
                     if k.reduction.is_some() && reduction.is_none() {
@@ -325,7 +326,7 @@ impl Sema {
         item: &crate::span::Ident,
         params: &[ast::Param],
         allow_array: bool,
-        body: &mut Body,
+        body: &mut DeviceBody,
     ) -> Vec<Handle<ir::Local>> {
         let mut out = Vec::new();
         for (i, p) in params.iter().enumerate() {
@@ -393,7 +394,7 @@ impl Sema {
     fn lower_bodies(&mut self, pending: &Pending<'_>) {
         // The plan's prologue first: dense-array sizes must be known before kernels index those arrays. Then
         // array initialisers (as fills) and output checks.
-        let mut lw = BodyLowerer::new(self, Body::default(), Context::Plan);
+        let mut lw = BodyLowerer::new(self, ir::PlanBody::default(), Context::Plan);
         for &(g, init, dims) in &pending.globals {
             if let Some(dims) = dims {
                 let lowered = lw.dims(dims);

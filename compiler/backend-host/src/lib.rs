@@ -1,17 +1,23 @@
-//! Lowering a validated IR module to the runtime's [`Artifact`]: signatures, spaces, worklist effects, and the
-//! host plan as plain data.
+//! The host backend: lowers a validated IR module to the runtime's [`Artifact`](art::Artifact) — signatures,
+//! spaces, worklist effects, and the plan as plain data the runtime interprets. It sits beside the two device
+//! backends (`irgc-backend-cpu`, `irgc-backend-ptx`), which supply the kernels' code.
 //!
 //! Entities keep their IR order: IR global `g` is artifact global `g`, and so on for params, worklists and
-//! kernels, so a backend can index the context [`Layout`](irgc_artifact::Layout) with IR handles directly.
+//! kernels, so a device backend can index the context layout with IR handles directly
+//! ([`irgc_front::abi::layout_of`]).
 
-use crate::ir::{self, Body, ExprKind, GraphQuery, Handle, Literal, Module, Scalar, StmtKind};
 use irgc_artifact as art;
-use std::collections::BTreeSet;
+use irgc_front::abi::{reduce_op, scalar};
+use irgc_front::analysis::kernel_effects;
+use irgc_front::ir::{self, Body, DeviceOp, ExprKind, GraphQuery, Handle, Literal, Module, PlanOp, Scalar, StmtKind};
+use irgc_front::outline::{self, OutlinedPipe};
+
+pub use irgc_front::abi::{layout_of, pushed_worklists};
 
 /// Builds the artifact of a module (which must have passed the validator).
 pub fn lower(m: &Module) -> art::Artifact {
     let plan_exprs = |h: Handle<ir::Expr>| host_expr(&m.plan, h);
-    let outlined = crate::outline::outlinable_pipes(m);
+    let outlined = outline::outlinable_pipes(m);
     art::Artifact {
         name: m.name.clone(),
         graph: m.graph.as_ref().map(|g| art::GraphDesc { weight: g.weight.map(scalar) }),
@@ -77,32 +83,6 @@ pub fn lower(m: &Module) -> art::Artifact {
     }
 }
 
-/// The context layout of a module's kernels: the same as [`art::Layout::of`] gives for its artifact, since the
-/// artifact keeps globals, worklists, params and kernels in IR order. Backends index the context with it.
-pub fn layout_of(m: &Module) -> art::Layout {
-    art::Layout {
-        globals: m.globals.len(),
-        worklists: m.worklists.len(),
-        params: m.params.len(),
-        max_args: m.kernels.iter().map(|(_, k)| k.params.len()).max().unwrap_or(0),
-    }
-}
-
-/// The artifact's name for an IR scalar type.
-pub fn scalar(s: Scalar) -> art::ScalarType {
-    match s {
-        Scalar::Bool => art::ScalarType::Bool,
-        Scalar::I32 => art::ScalarType::I32,
-        Scalar::U32 => art::ScalarType::U32,
-        Scalar::I64 => art::ScalarType::I64,
-        Scalar::U64 => art::ScalarType::U64,
-        Scalar::F32 => art::ScalarType::F32,
-        Scalar::F64 => art::ScalarType::F64,
-        Scalar::Node => art::ScalarType::Node,
-        Scalar::Edge => art::ScalarType::Edge,
-    }
-}
-
 fn local_scalar(t: ir::LocalType) -> art::ScalarType {
     match t {
         ir::LocalType::Scalar(s) | ir::LocalType::ArrayRef(s) => scalar(s),
@@ -122,21 +102,6 @@ pub fn literal_bits(lit: Literal, ty: Scalar) -> u64 {
     }
 }
 
-/// The worklists kernel `k` pushes to (directly or in the functions it calls), by index, in order: the ones whose
-/// spent push counter its first iteration zeroes (see the kernel ABI in `irgc-artifact`).
-pub fn pushed_worklists(m: &Module, k: &ir::Kernel) -> Vec<usize> {
-    kernel_effects(m, k).0.into_iter().collect()
-}
-
-/// The worklists kernel `k` pushes to and retries into.
-pub(crate) fn kernel_effects(m: &Module, k: &ir::Kernel) -> (BTreeSet<usize>, BTreeSet<usize>) {
-    let mut pushes = BTreeSet::new();
-    let mut retries = BTreeSet::new();
-    let mut seen = BTreeSet::new();
-    effects(m, &k.body.block, &mut pushes, &mut retries, &mut seen);
-    (pushes, retries)
-}
-
 fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
     let (pushes, retries) = kernel_effects(m, k);
     let dims = |s: &ir::Space| match s {
@@ -149,18 +114,18 @@ fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
         _ => Vec::new(),
     };
     let bounds = match k.body.block.first().map(|s| &s.kind) {
-        Some(StmtKind::ForAll { space, .. }) => ranges(space),
-        Some(StmtKind::ForTile { tiles, .. }) => ranges(tiles),
+        Some(StmtKind::Op(DeviceOp::ForAll { space, .. })) => ranges(space),
+        Some(StmtKind::Op(DeviceOp::ForTile { tiles, .. })) => ranges(tiles),
         _ => Vec::new(),
     };
     let space = match k.body.block.first().map(|s| &s.kind) {
-        Some(StmtKind::ForAll { space, .. }) => match space {
+        Some(StmtKind::Op(DeviceOp::ForAll { space, .. })) => match space {
             ir::Space::Nodes => art::Space::Nodes,
             ir::Space::Edges => art::Space::Edges,
             ir::Space::Worklist(w) => art::Space::Worklist(w.index()),
             s => art::Space::Range { dims: dims(s) },
         },
-        Some(StmtKind::ForTile { tiles, threads, .. }) => {
+        Some(StmtKind::Op(DeviceOp::ForTile { tiles, threads, .. })) => {
             art::Space::Tiles { dims: dims(tiles), threads: threads.clone() }
         }
         // The validator guarantees one sweep per kernel; an empty body has an empty range.
@@ -177,84 +142,41 @@ fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
     }
 }
 
-pub fn reduce_op(op: ir::ReduceOp) -> art::ReduceOp {
-    match op {
-        ir::ReduceOp::Any => art::ReduceOp::Any,
-        ir::ReduceOp::All => art::ReduceOp::All,
-        ir::ReduceOp::Sum => art::ReduceOp::Sum,
-        ir::ReduceOp::Min => art::ReduceOp::Min,
-        ir::ReduceOp::Max => art::ReduceOp::Max,
-    }
-}
-
-/// The worklists a block pushes to and retries into, following calls into device functions.
-fn effects(
-    m: &Module,
-    block: &ir::Block,
-    pushes: &mut BTreeSet<usize>,
-    retries: &mut BTreeSet<usize>,
-    seen: &mut BTreeSet<usize>,
-) {
-    for s in block {
-        match &s.kind {
-            StmtKind::Push { worklist, .. } => {
-                pushes.insert(worklist.index());
-            }
-            StmtKind::Retry { worklist, .. } => {
-                retries.insert(worklist.index());
-            }
-            StmtKind::Call { function, .. } if seen.insert(function.index()) => {
-                effects(m, &m.functions[*function].body.block, pushes, retries, seen);
-            }
-            StmtKind::If { then, otherwise, .. } => {
-                effects(m, then, pushes, retries, seen);
-                effects(m, otherwise, pushes, retries, seen);
-            }
-            StmtKind::Loop { body, continuing, .. } => {
-                effects(m, body, pushes, retries, seen);
-                effects(m, continuing, pushes, retries, seen);
-            }
-            StmtKind::For { body, .. } | StmtKind::ForAll { body, .. } | StmtKind::ForTile { body, .. } => {
-                effects(m, body, pushes, retries, seen)
-            }
-            _ => {}
-        }
-    }
-}
-
-fn uses_sources(body: &Body) -> bool {
+fn uses_sources<Op>(body: &Body<Op>) -> bool {
     body.exprs.iter().any(|(_, e)| matches!(e.kind, ExprKind::Graph(GraphQuery::Src(_))))
 }
 
 /// Lowers plan statements, marking the outlined pipes.
 struct Plan<'a, 'm> {
-    outlined: &'a [crate::outline::OutlinedPipe<'m>],
+    outlined: &'a [OutlinedPipe<'m>],
 }
 
 impl Plan<'_, '_> {
     /// The index of the outlined pipe or loop whose body is `b`.
-    fn outlined(&self, b: &ir::Block) -> Option<usize> {
+    fn outlined(&self, b: &ir::PlanBlock) -> Option<usize> {
         self.outlined.iter().find(|p| std::ptr::eq(p.body, b)).map(|p| p.index)
     }
 
-    fn block(&self, body: &Body, b: &ir::Block) -> Vec<art::HostStmt> {
-        b.iter().filter_map(|s| self.stmt(body, s)).collect()
+    fn block(&self, body: &ir::PlanBody, b: &ir::PlanBlock) -> Vec<art::HostStmt> {
+        b.iter().map(|s| self.stmt(body, s)).collect()
     }
 
-    fn stmt(&self, body: &Body, s: &ir::Statement) -> Option<art::HostStmt> {
+    fn stmt(&self, body: &ir::PlanBody, s: &ir::PlanStmt) -> art::HostStmt {
         let e = |h: Handle<ir::Expr>| host_expr(body, h);
         let es = |hs: &[Handle<ir::Expr>]| hs.iter().map(|&h| host_expr(body, h)).collect::<Vec<_>>();
-        Some(match &s.kind {
+        match &s.kind {
             StmtKind::Assign { local, value } => art::HostStmt::Assign { local: local.index(), value: e(*value) },
-            StmtKind::Store { array: ir::ArrayRef::Global(g), index, value } => {
-                art::HostStmt::Store { global: g.index(), index: es(index), value: e(*value) }
+            StmtKind::Op(PlanOp::Store { global, index, value }) => {
+                art::HostStmt::Store { global: global.index(), index: es(index), value: e(*value) }
             }
-            StmtKind::Fill { global, value } => art::HostStmt::Fill { global: global.index(), value: e(*value) },
-            StmtKind::HostPush { worklist, value } => {
+            StmtKind::Op(PlanOp::Fill { global, value }) => {
+                art::HostStmt::Fill { global: global.index(), value: e(*value) }
+            }
+            StmtKind::Op(PlanOp::HostPush { worklist, value }) => {
                 art::HostStmt::Push { worklist: worklist.index(), value: e(*value) }
             }
-            StmtKind::Clear { worklist } => art::HostStmt::Clear { worklist: worklist.index() },
-            StmtKind::Invoke { kernel, args, result } => {
+            StmtKind::Op(PlanOp::Clear { worklist }) => art::HostStmt::Clear { worklist: worklist.index() },
+            StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => {
                 art::HostStmt::Invoke { kernel: kernel.index(), args: es(args), result: result.map(|r| r.index()) }
             }
             StmtKind::If { cond, then, otherwise } => art::HostStmt::If {
@@ -273,24 +195,22 @@ impl Plan<'_, '_> {
             }
             StmtKind::Break => art::HostStmt::Break,
             StmtKind::Continue => art::HostStmt::Continue,
-            StmtKind::Pipe { worklist, body: b } => art::HostStmt::Pipe {
+            StmtKind::Op(PlanOp::Pipe { worklist, body: b }) => art::HostStmt::Pipe {
                 worklist: worklist.index(),
                 body: self.block(body, b),
                 outlined: self.outlined(b),
             },
-            StmtKind::Hybrid { worklist, threshold, dense, sparse } => art::HostStmt::Hybrid {
+            StmtKind::Op(PlanOp::Hybrid { worklist, threshold, dense, sparse }) => art::HostStmt::Hybrid {
                 worklist: worklist.index(),
                 threshold: e(*threshold),
                 dense: self.block(body, dense),
                 sparse: self.block(body, sparse),
             },
-            // Device-only statements never occur in a validated plan.
-            _ => return None,
-        })
+        }
     }
 }
 
-fn host_expr(body: &Body, h: Handle<ir::Expr>) -> art::HostExpr {
+fn host_expr<Op>(body: &Body<Op>, h: Handle<ir::Expr>) -> art::HostExpr {
     let ex = &body.exprs[h];
     let sub = |h: Handle<ir::Expr>| Box::new(host_expr(body, h));
     let kind = match &ex.kind {
@@ -367,7 +287,7 @@ mod tests {
     use super::*;
 
     fn artifact(src: &str) -> art::Artifact {
-        let c = crate::compile_source("t.irg", src);
+        let c = irgc_front::compile_source("t.irg", src);
         assert!(!c.has_errors(), "{}", c.sources.render(&c.diagnostics, false));
         lower(c.module.as_ref().unwrap())
     }
