@@ -10,14 +10,13 @@ use irgc_artifact as art;
 use irgc_front::abi::{reduce_op, scalar};
 use irgc_front::analysis::kernel_effects;
 use irgc_front::ir::{self, Body, DeviceOp, ExprKind, GraphQuery, Handle, Literal, Module, PlanOp, Scalar, StmtKind};
-use irgc_front::outline::{self, OutlinedPipe};
 
 pub use irgc_front::abi::{layout_of, pushed_worklists};
 
 /// Builds the artifact of a module (which must have passed the validator).
 pub fn lower(m: &Module) -> art::Artifact {
     let plan_exprs = |h: Handle<ir::Expr>| host_expr(&m.plan, h);
-    let outlined = outline::outlinable_pipes(m);
+    let outlined = irgc_front::analysis::outlined_loops(m);
     art::Artifact {
         name: m.name.clone(),
         graph: m.graph.as_ref().map(|g| art::GraphDesc { weight: g.weight.map(scalar) }),
@@ -62,7 +61,7 @@ pub fn lower(m: &Module) -> art::Artifact {
             .collect(),
         plan: art::Plan {
             locals: m.plan.locals.iter().map(|(_, l)| (l.name.clone(), local_scalar(l.ty))).collect(),
-            body: Plan { outlined: &outlined }.block(&m.plan, &m.plan.block),
+            body: Plan.block(&m.plan, &m.plan.block),
         },
         outputs: m
             .outputs
@@ -146,17 +145,10 @@ fn uses_sources<Op>(body: &Body<Op>) -> bool {
     body.exprs.iter().any(|(_, e)| matches!(e.kind, ExprKind::Graph(GraphQuery::Src(_))))
 }
 
-/// Lowers plan statements, marking the outlined pipes.
-struct Plan<'a, 'm> {
-    outlined: &'a [OutlinedPipe<'m>],
-}
+/// Lowers plan statements; an outlined pipe or loop keeps its number, which names its GPU entry.
+struct Plan;
 
-impl Plan<'_, '_> {
-    /// The index of the outlined pipe or loop whose body is `b`.
-    fn outlined(&self, b: &ir::PlanBlock) -> Option<usize> {
-        self.outlined.iter().find(|p| std::ptr::eq(p.body, b)).map(|p| p.index)
-    }
-
+impl Plan {
     fn block(&self, body: &ir::PlanBody, b: &ir::PlanBlock) -> Vec<art::HostStmt> {
         b.iter().map(|s| self.stmt(body, s)).collect()
     }
@@ -188,17 +180,28 @@ impl Plan<'_, '_> {
                 body: self.block(body, b),
                 continuing: self.block(body, continuing),
                 break_if: break_if.map(e),
-                outlined: self.outlined(b),
+                outlined: None,
             },
             StmtKind::For { var, start, end, body: b } => {
                 art::HostStmt::For { var: var.index(), start: e(*start), end: e(*end), body: self.block(body, b) }
             }
             StmtKind::Break => art::HostStmt::Break,
             StmtKind::Continue => art::HostStmt::Continue,
-            StmtKind::Op(PlanOp::Pipe { worklist, body: b }) => art::HostStmt::Pipe {
-                worklist: worklist.index(),
-                body: self.block(body, b),
-                outlined: self.outlined(b),
+            StmtKind::Op(PlanOp::Pipe { worklist, body: b }) => {
+                art::HostStmt::Pipe { worklist: worklist.index(), body: self.block(body, b), outlined: None }
+            }
+            StmtKind::Op(PlanOp::Outlined(o)) => match o.worklist {
+                Some(w) => art::HostStmt::Pipe {
+                    worklist: w.index(),
+                    body: self.block(body, &o.body),
+                    outlined: Some(o.index),
+                },
+                None => art::HostStmt::Loop {
+                    body: self.block(body, &o.body),
+                    continuing: Vec::new(),
+                    break_if: o.break_if.map(e),
+                    outlined: Some(o.index),
+                },
             },
             StmtKind::Op(PlanOp::Hybrid { worklist, threshold, dense, sparse }) => art::HostStmt::Hybrid {
                 worklist: worklist.index(),

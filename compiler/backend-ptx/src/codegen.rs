@@ -155,14 +155,14 @@ pub(crate) enum Part {
     /// Every kernel and every outlined pipe.
     All,
     Kernel(usize),
-    /// Outlined pipe `i` (`irgc_front::outline`).
+    /// Outlined pipe `i` (`irgc_front::ir::OutlinedLoop`, decided by `irgc-opt`).
     Pipe(usize),
 }
 
 /// Compiles the entries of `m` chosen by `part`, with every device function, to one PTX module.
 pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutput, PtxError> {
     let chosen = |i: usize| part == Part::All || part == Part::Kernel(i);
-    let pipes = irgc_front::outline::outlinable_pipes(m);
+    let pipes = irgc_front::analysis::outlined_loops(m);
     let pipe_chosen = |i: usize| part == Part::All || part == Part::Pipe(i);
     let tm = target_machine(&opts.arch)?;
     let c = Context::create();

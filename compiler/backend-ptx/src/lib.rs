@@ -126,7 +126,7 @@ pub struct PtxOutput {
     pub block_threads: Vec<Option<u32>>,
     /// Per kernel (same order): bytes of static shared memory its tile arrays take (0 without tiles).
     pub shared_bytes: Vec<u64>,
-    /// The entries of the outlined pipes (`irgc_pipe_<i>`, see `irgc_front::outline`), in pipe order.
+    /// The entries of the outlined pipes (`irgc_pipe_<i>`, see `irgc_front::ir::OutlinedLoop`), in pipe order.
     pub pipes: Vec<String>,
 }
 
@@ -168,7 +168,7 @@ pub fn compile(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
 /// another; use [`compile`] to see a program's LLVM IR as one module.
 pub fn compile_parallel(module: &Module, opts: &Options) -> Result<PtxOutput, PtxError> {
     let n = module.kernels.len();
-    let pipes = irgc_front::outline::outlinable_pipes(module).len();
+    let pipes = irgc_front::analysis::outlined_loops(module).len();
     if n + pipes <= 1 {
         return compile(module, opts);
     }

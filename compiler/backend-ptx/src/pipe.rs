@@ -1,4 +1,4 @@
-//! Iteration outlining: an outlined `pipe` (see `irgc_front::outline`) as one persistent `.entry`.
+//! Iteration outlining: an outlined `pipe` (see `irgc_front::ir::OutlinedLoop`) as one persistent `.entry`.
 //!
 //! ```text
 //! .entry irgc_pipe_<i>(.param .u64 ctx, .param .u64 state)
@@ -27,8 +27,8 @@ use crate::PtxError;
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 use irgc_artifact::{Layout, PipeState, WorklistSlot};
+use irgc_front::ir::OutlinedLoop as OutlinedPipe;
 use irgc_front::ir::{Handle, Kernel, LocalType, Module, PlanOp, Scalar, StmtKind};
-use irgc_front::outline::OutlinedPipe;
 
 /// The worklist slots a step takes as parameters, in order (its arguments follow).
 const STEP_WORKLIST_SLOTS: [WorklistSlot; 5] = [
@@ -66,7 +66,7 @@ struct WorklistRegs<'c> {
 /// The kernels a pipe launches, each once, in order of first launch.
 pub(crate) fn pipe_kernels(pipe: &OutlinedPipe) -> Vec<Handle<Kernel>> {
     let mut ks = Vec::new();
-    for s in pipe.body {
+    for s in &pipe.body {
         if let StmtKind::Op(PlanOp::Invoke { kernel, .. }) = s.kind {
             if !ks.contains(&kernel) {
                 ks.push(kernel);
@@ -184,7 +184,7 @@ impl<'c> Lower<'c, '_> {
         let next = self.b.build_int_add(r, i64t.const_int(1, false), "")?;
         self.b.build_store(rounds, next)?;
         let mut j = 0;
-        for s in pipe.body {
+        for s in &pipe.body {
             match &s.kind {
                 StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => {
                     let Some(&(_, step)) = steps.iter().find(|(k, _)| k == kernel) else {
@@ -236,7 +236,7 @@ impl<'c> Lower<'c, '_> {
                     self.write_local(*local, v)?;
                 }
                 StmtKind::If { .. } => {
-                    let Some(cond) = irgc_front::outline::is_exit(self.m, s) else {
+                    let Some(cond) = s.as_exit() else {
                         return self.malformed("an outlined loop holds an `if` other than `if cond { break }`");
                     };
                     self.exit_if(cond, status, exit)?;

@@ -25,7 +25,7 @@ fn every_program_compiles_with_one_entry_per_kernel() {
                 assert_eq!(out.ptx.matches(&entry).count(), 1, "{}: `{entry}` in\n{}", p.name, out.ptx);
             }
             let pipes: Vec<String> =
-                irgc_front::outline::outlinable_pipes(&p.module).iter().map(|pipe| pipe.entry()).collect();
+                irgc_front::analysis::outlined_loops(&p.module).iter().map(|pipe| pipe.entry()).collect();
             assert_eq!(out.pipes, pipes, "{}", p.name);
             for name in &pipes {
                 assert_eq!(out.ptx.matches(&format!(".entry {name}(")).count(), 1, "{}: `{name}`", p.name);

@@ -12,8 +12,10 @@ use std::time::Instant;
 pub enum Emit {
     /// The syntax tree exactly as parsed, with byte spans.
     Ast,
-    /// The typed intermediate representation, after validation.
+    /// The typed intermediate representation, after validation (before the optimizer).
     Ir,
+    /// The IR after the optimizer's passes: what the backends compile (shows which pipes are outlined).
+    IrOpt,
     /// The LLVM IR of the GPU kernels, before optimisation.
     Llvm,
     /// The PTX of the GPU kernels.
@@ -38,6 +40,8 @@ pub struct CompileArgs {
     /// Print how long each stage took.
     #[arg(long)]
     time: bool,
+    #[command(flatten)]
+    opt: crate::optimize::OptArgs,
 }
 
 pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
@@ -49,7 +53,9 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     let front_ms = start.elapsed().as_secs_f64() * 1e3;
-    let module = c.module.as_ref().ok_or_else(|| anyhow!("the front end produced no module"))?;
+    let front = c.module.as_ref().ok_or_else(|| anyhow!("the front end produced no module"))?;
+    let optimized = crate::optimize::optimize(front, &args.opt, false)?;
+    let module = &optimized;
     let arch = args.arch.clone().unwrap_or_else(crate::arch::default_arch);
     let options = irgc_backend_ptx::Options { arch: arch.clone() };
     let failed = |what: &str, e| anyhow!("the PTX backend failed ({what}): {e}");
@@ -86,7 +92,8 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     };
     let text = match emit {
         Emit::Ast => irgc_front::syntax::print::print_ast(&c.files[0].1),
-        Emit::Ir => irgc_front::ir::print::print_module(module),
+        Emit::Ir => irgc_front::ir::print::print_module(front),
+        Emit::IrOpt => irgc_front::ir::print::print_module(module),
         Emit::Llvm => llvm()?.llvm_ir,
         Emit::Ptx => ptx("PTX")?.ptx,
         Emit::Artifact => artifact_json()?,

@@ -10,6 +10,7 @@ mod check;
 mod compile;
 mod gen;
 mod graph_input;
+mod optimize;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -43,7 +44,11 @@ enum Command {
     #[command(after_help = "Exit status: 0 when every file is clean, 1 when any has errors, 2 on a usage error.")]
     Check(check::CheckArgs),
     /// Compile a program and print or write one stage of the result.
-    #[command(after_help = "Stages: `ast` (the syntax tree, as parsed), `ir` (the typed, validated IR).")]
+    #[command(
+        after_help = "Stages: `ast` (the syntax tree, as parsed), `ir` (the typed, validated IR), `ir-opt` (the \
+IR after the optimizer's passes), `llvm`, `ptx`, `artifact`.\n\
+Example: irgc compile programs/bfs/bfs_worklist.irg --emit ir-opt --disable-pass outline"
+    )]
     Compile(compile::CompileArgs),
     /// Run a program on a graph: compile it, load the graph (a file or gen:SPEC), execute on the CPU, report.
     #[command(after_help = "Exit status: 0 on success, 1 on any error or a failed --verify.\n\
@@ -58,6 +63,9 @@ Example: irgc run programs/bfs/bfs_worklist.irg --graph road.mtx --param source=
 Example: irgc bench programs/cc/rem.irg programs/cc/shiloach_vishkin.irg --graph gen:kron:scale=20 --baseline"
     )]
     Bench(bench::BenchArgs),
+    /// List the optimizer's passes, in the order they run, with what each does.
+    #[command(after_help = "Every pass can be switched off with --disable-pass NAME on compile, run and bench.")]
+    Passes,
 }
 
 fn main() -> ExitCode {
@@ -69,6 +77,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args, color),
         Command::Gen(args) => gen::run(&args),
         Command::Bench(args) => bench::run(&args, color),
+        Command::Passes => Ok(optimize::list()),
     };
     match result {
         Ok(code) => code,

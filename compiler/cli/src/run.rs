@@ -53,9 +53,9 @@ pub struct RunArgs {
     /// --no-outline, so that every round of every pipe is recorded.
     #[arg(long)]
     stats: bool,
-    /// Run every pipe round by round from the host. By default, with --backend cuda, a pipe whose rounds only
-    /// launch kernels and update host locals runs as one persistent GPU kernel (iteration outlining), which
-    /// saves a launch and a read-back per round.
+    /// Run every pipe round by round from the host (the same as --disable-pass outline). By default, with
+    /// --backend cuda, a pipe whose rounds only launch kernels and update host locals runs as one persistent GPU
+    /// kernel (iteration outlining), which saves a launch and a read-back per round.
     #[arg(long)]
     no_outline: bool,
     /// Also run a `while`/`loop` over kernels and reductions as one persistent GPU kernel. Faster on long loops
@@ -75,6 +75,8 @@ pub struct RunArgs {
     /// Stop a run after this many kernel launches (a guard against plans that never terminate).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LAUNCHES)]
     max_launches: u64,
+    #[command(flatten)]
+    opt: crate::optimize::OptArgs,
     #[command(flatten)]
     input: GraphArgs,
 }
@@ -113,6 +115,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     let Some(module) = &compilation.module else {
         return Ok(ExitCode::FAILURE);
     };
+    let module = &crate::optimize::optimize(module, &args.opt, args.no_outline)?;
     let artifact = crate::backend::lower(module);
     let kernels = match gpu {
         None => Kernels::Cpu(crate::backend::compile_cpu(module)?),

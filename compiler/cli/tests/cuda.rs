@@ -41,7 +41,10 @@ fn programs() -> Vec<PathBuf> {
 
 fn module(path: &Path) -> irgc_front::ir::Module {
     let c = irgc_front::compile_file(path).unwrap();
-    c.module.unwrap_or_else(|| panic!("{} does not compile: {:?}", path.display(), c.diagnostics))
+    let mut m = c.module.unwrap_or_else(|| panic!("{} does not compile: {:?}", path.display(), c.diagnostics));
+    let options = irgc_opt::Options { validate: true, ..irgc_opt::Options::default() };
+    irgc_opt::run(&mut m, &options).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    m
 }
 
 #[test]

@@ -1,7 +1,10 @@
 //! Facts about a module that several later stages ask for (iteration outlining, the host backend, the device
 //! backends): computed here once, so none of them imports another for them.
 
-use crate::ir::{DeviceBlock, DeviceOp, Kernel, Module, StmtKind};
+use crate::ir::{
+    DeviceBlock, DeviceOp, Expr, ExprKind, GraphQuery, Handle, Kernel, MathFn, Module, OutlinedLoop, PlanBlock,
+    PlanBody, PlanOp, StmtKind,
+};
 use std::collections::BTreeSet;
 
 /// The worklists kernel `k` pushes to and retries into, by index, following calls into device functions.
@@ -45,5 +48,50 @@ fn effects(
             }
             _ => {}
         }
+    }
+}
+
+/// The outlined pipes and loops of the plan ([`PlanOp::Outlined`]), in index order.
+pub fn outlined_loops(m: &Module) -> Vec<&OutlinedLoop> {
+    fn walk<'m>(block: &'m PlanBlock, out: &mut Vec<&'m OutlinedLoop>) {
+        for s in block {
+            match &s.kind {
+                StmtKind::Op(PlanOp::Outlined(o)) => out.push(o),
+                StmtKind::Op(PlanOp::Pipe { body, .. }) | StmtKind::For { body, .. } => walk(body, out),
+                StmtKind::Op(PlanOp::Hybrid { dense, sparse, .. }) => {
+                    walk(dense, out);
+                    walk(sparse, out);
+                }
+                StmtKind::If { then, otherwise, .. } => {
+                    walk(then, out);
+                    walk(otherwise, out);
+                }
+                StmtKind::Loop { body, continuing, .. } => {
+                    walk(body, out);
+                    walk(continuing, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&m.plan.block, &mut out);
+    out.sort_by_key(|o| o.index);
+    out
+}
+
+/// Whether every thread of a persistent GPU kernel can compute the plan expression `e` from registers and the
+/// kernel context alone: literals, locals, params, graph sizes, and unary, binary, cast and math operations on
+/// them (not `random`, whose host and device values agree but which is rarely meant per round; not worklist
+/// sizes or reads of arrays, which need the host's view).
+pub fn device_computable(plan: &PlanBody, e: Handle<Expr>) -> bool {
+    let ok = |h: &Handle<Expr>| device_computable(plan, *h);
+    match &plan.exprs[e].kind {
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Param(_) => true,
+        ExprKind::Graph(GraphQuery::NumNodes | GraphQuery::NumEdges) => true,
+        ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => ok(arg),
+        ExprKind::Binary { left, right, .. } => ok(left) && ok(right),
+        ExprKind::Math { fun, args } => *fun != MathFn::Random && args.iter().all(ok),
+        ExprKind::Graph(_) | ExprKind::Load { .. } | ExprKind::WorklistSize(_) | ExprKind::HostLoad { .. } => false,
     }
 }

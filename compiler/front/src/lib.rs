@@ -3,16 +3,15 @@
 //! The pipeline is visible in the modules: [`syntax`] (lexer, grammar, AST), [`sema`] (name resolution, type
 //! checking and lowering to IR, in one walk over the AST), [`ir`] (the arena-based typed IR, its validator and
 //! printer). [`diag`] holds diagnostics as data; [`driver`] ties the stages together, loading imported modules.
-//! [`analysis`] holds facts about a module that later stages share, [`abi`] how the IR maps onto the runtime's
-//! kernel ABI, and [`outline`] decides which plan loops run as one persistent GPU kernel. Lowering to the runtime's
-//! artifact is the host backend's job (`irgc-backend-host`).
+//! [`analysis`] holds facts about a module that later stages share, and [`abi`] how the IR maps onto the
+//! runtime's kernel ABI. The optimizer (`irgc-opt`) transforms the IR next; lowering to the runtime's artifact
+//! is the host backend's job (`irgc-backend-host`).
 
 pub mod abi;
 pub mod analysis;
 pub mod diag;
 pub mod driver;
 pub mod ir;
-pub mod outline;
 pub mod sema;
 pub mod span;
 pub mod syntax;

@@ -51,7 +51,12 @@ pub fn programs() -> Vec<Program> {
 pub fn module_named(name: &str, src: &str) -> Module {
     let c = irgc_front::compile_source(name, src);
     match c.module {
-        Some(m) => m,
+        Some(mut m) => {
+            // What the backends get in `irgc`: the module after every optimizer pass (outlined pipes included).
+            let options = irgc_opt::Options { validate: true, ..irgc_opt::Options::default() };
+            irgc_opt::run(&mut m, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+            m
+        }
         None => panic!("{name}: front end errors:\n{}", c.sources.render(&c.diagnostics, false)),
     }
 }

@@ -673,4 +673,62 @@ pub enum PlanOp {
     Clear { worklist: Handle<Worklist> },
     /// Pushes an item from the host.
     HostPush { worklist: Handle<Worklist>, value: Handle<Expr> },
+    /// A `pipe` or loop that the iteration-outlining pass decided a GPU runs as one persistent kernel. Where that
+    /// kernel cannot run (the CPU, a GPU without cooperative launches, `--stats`) it runs round by round, exactly
+    /// as the pipe or loop it replaced.
+    Outlined(OutlinedLoop),
+}
+
+/// An outlined pipe or loop (see [`PlanOp::Outlined`]): its body holds only kernel launches, assignments to plan
+/// locals, and (in a loop) `if cond { break }` exits; its entry is `irgc_pipe_<index>`, and the indices count
+/// the outlined loops of the plan from 0 in a pre-order walk.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutlinedLoop {
+    pub index: usize,
+    /// The pipe's worklist; `None` for a loop.
+    pub worklist: Option<Handle<Worklist>>,
+    pub body: PlanBlock,
+    /// A loop's `break_if`, checked after the body (always `None` for a pipe).
+    pub break_if: Option<Handle<Expr>>,
+}
+
+impl OutlinedLoop {
+    /// The GPU entry that runs this pipe or loop.
+    pub fn entry(&self) -> String {
+        outlined_entry_name(self.index)
+    }
+
+    /// Kernel launches per round.
+    pub fn launches_per_round(&self) -> u64 {
+        self.body.iter().filter(|s| matches!(s.kind, StmtKind::Op(PlanOp::Invoke { .. }))).count() as u64
+    }
+
+    /// Launches of reducing kernels per round (each gets words of the state area).
+    pub fn reductions(&self, m: &Module) -> usize {
+        self.body
+            .iter()
+            .filter(|s| {
+                matches!(s.kind, StmtKind::Op(PlanOp::Invoke { kernel, .. }) if m.kernels[kernel].reduction.is_some())
+            })
+            .count()
+    }
+}
+
+/// The entry name of outlined pipe or loop `index`.
+pub fn outlined_entry_name(index: usize) -> String {
+    format!("irgc_pipe_{index}")
+}
+
+impl PlanStmt {
+    /// The condition of an `if cond { break }` (a loop's exit), by shape alone.
+    pub fn as_exit(&self) -> Option<Handle<Expr>> {
+        match &self.kind {
+            StmtKind::If { cond, then, otherwise }
+                if otherwise.is_empty() && matches!(then.as_slice(), [b] if matches!(b.kind, StmtKind::Break)) =>
+            {
+                Some(*cond)
+            }
+            _ => None,
+        }
+    }
 }

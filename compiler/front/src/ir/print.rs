@@ -366,6 +366,22 @@ impl Printer<'_> {
             PlanOp::HostPush { worklist, value } => {
                 format!("host_push {} <- {}", self.m.worklists[*worklist].name, self.expr(ctx, *value))
             }
+            PlanOp::Outlined(o) => {
+                match o.worklist {
+                    Some(w) => {
+                        let _ = write!(self.out, "outlined #{} pipe {} ", o.index, self.m.worklists[w].name);
+                    }
+                    None => {
+                        let _ = write!(self.out, "outlined #{} loop ", o.index);
+                    }
+                }
+                self.block(ctx, &o.body, depth);
+                if let Some(b) = o.break_if {
+                    self.indent(depth);
+                    let _ = writeln!(self.out, "break_if {}", self.expr(ctx, b));
+                }
+                return None;
+            }
         })
     }
 

@@ -21,7 +21,7 @@ pub struct ValidationError {
 
 /// Checks a module; returns every broken invariant found.
 pub fn validate(m: &Module) -> Result<(), Vec<ValidationError>> {
-    let mut v = Validator { m, errors: Vec::new() };
+    let mut v = Validator { m, errors: Vec::new(), outlined_seen: 0 };
     v.module();
     if v.errors.is_empty() {
         Ok(())
@@ -51,6 +51,8 @@ struct Scope {
 struct Validator<'a> {
     m: &'a Module,
     errors: Vec<ValidationError>,
+    /// Outlined loops met so far, in plan order (their indices must count up from 0).
+    outlined_seen: usize,
 }
 
 impl<'a> Validator<'a> {

@@ -231,10 +231,42 @@ impl Validator<'_> {
                     self.err(span, "clear of a missing worklist");
                 }
             }
+            PlanOp::Outlined(o) => self.outlined(body, at, o, span, scope),
             PlanOp::HostPush { worklist, value } => {
                 self.worklist_item(body, *worklist, *value, span);
             }
         }
+    }
+
+    /// An outlined pipe or loop: numbered in plan order, holding only launches, assignments and (loops only)
+    /// `if cond { break }` exits. Whether the GPU can compute its values is the outlining pass's judgement.
+    fn outlined(&mut self, body: BodyView<'_>, at: Where, o: &OutlinedLoop, span: Span, scope: Scope) {
+        if o.index != self.outlined_seen {
+            self.err(span, format!("outlined loop #{} where #{} was expected", o.index, self.outlined_seen));
+        }
+        self.outlined_seen += 1;
+        if let Some(w) = o.worklist {
+            if !self.m.worklists.contains(w) {
+                self.err(span, "outlined pipe over a missing worklist");
+            }
+            if o.break_if.is_some() {
+                self.err(span, "outlined pipe with a break_if");
+            }
+        }
+        if let Some(c) = o.break_if {
+            self.cond(body, c, span);
+        }
+        for s in &o.body {
+            let allowed = match &s.kind {
+                StmtKind::Assign { .. } | StmtKind::Op(PlanOp::Invoke { .. }) => true,
+                StmtKind::If { .. } => o.worklist.is_none() && s.as_exit().is_some(),
+                _ => false,
+            };
+            if !allowed {
+                self.err(s.span, "an outlined loop holds a statement other than launches, assignments and exits");
+            }
+        }
+        self.block(body, at, &o.body, Scope { in_loop: true, ..scope });
     }
 
     pub(super) fn worklist_item(&mut self, body: BodyView<'_>, w: Handle<Worklist>, value: Handle<Expr>, span: Span) {

@@ -1,0 +1,67 @@
+//! The optimizer's flags (shared by `compile`, `run` and `bench`), running it between the front end and the
+//! backends, and `irgc passes`.
+
+use anyhow::{anyhow, Result};
+use clap::Args;
+use irgc_front::ir::Module;
+use std::process::ExitCode;
+
+/// The pass names clap accepts (and lists in `--help`).
+fn pass_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(irgc_opt::PASSES.iter().map(|p| p.name))
+}
+
+#[derive(Args, Clone, Default)]
+pub struct OptArgs {
+    /// Do not run this optimizer pass (repeatable; `irgc passes` lists them). `--disable-pass outline` compiles
+    /// every pipe to run round by round from the host.
+    #[arg(long = "disable-pass", value_name = "PASS", value_parser = pass_names())]
+    disable: Vec<String>,
+    /// Print the IR after this pass, to stderr (repeatable).
+    #[arg(long = "print-after", value_name = "PASS", value_parser = pass_names())]
+    print_after: Vec<String>,
+    /// Print how long each pass took, and what it changed, to stderr.
+    #[arg(long)]
+    time_passes: bool,
+}
+
+impl OptArgs {
+    /// The optimizer's options; `no_outline` (the older `--no-outline`) disables the outlining pass too.
+    fn options(&self, no_outline: bool) -> irgc_opt::Options {
+        let mut o = irgc_opt::Options::default();
+        o.disabled.extend(self.disable.iter().cloned());
+        if no_outline {
+            o.disabled.insert("outline".to_string());
+        }
+        o.print_after.extend(self.print_after.iter().cloned());
+        o
+    }
+}
+
+/// The front end's module after every enabled pass; prints what `--print-after` and `--time-passes` asked for.
+pub fn optimize(module: &Module, args: &OptArgs, no_outline: bool) -> Result<Module> {
+    let mut m = module.clone();
+    let report = irgc_opt::run(&mut m, &args.options(no_outline)).map_err(|e| anyhow!("{e}"))?;
+    for p in &report.passes {
+        if let Some(ir) = &p.printed {
+            eprintln!("; IR after pass `{}`{}", p.name, if p.ran { "" } else { " (disabled)" });
+            eprint!("{ir}");
+        }
+    }
+    if args.time_passes {
+        eprintln!("{:<12} {:>10} {:>8}", "pass", "ms", "changes");
+        for p in &report.passes {
+            let changes = if p.ran { p.changes.to_string() } else { "disabled".to_string() };
+            eprintln!("{:<12} {:>10.3} {:>8}", p.name, p.time.as_secs_f64() * 1e3, changes);
+        }
+    }
+    Ok(m)
+}
+
+/// `irgc passes`: every pass, in order, with its one-line summary.
+pub fn list() -> ExitCode {
+    for p in irgc_opt::PASSES {
+        println!("{:<12} {}", p.name, p.summary);
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,22 @@
+//! The passes, one per file, in the order [`run`](crate::run) applies them.
+
+mod outline;
+
+use crate::Options;
+use irgc_front::ir::Module;
+
+/// A pass: its stable name, a one-line summary, and the function that runs it (returning how many places it
+/// changed).
+#[derive(Debug)]
+pub struct Pass {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub run: fn(&mut Module, &Options) -> usize,
+}
+
+/// Every pass, in order.
+pub static PASSES: &[Pass] = &[Pass {
+    name: "outline",
+    summary: "iteration outlining: a pipe or loop of launches and host arithmetic runs as one persistent GPU kernel",
+    run: outline::run,
+}];
