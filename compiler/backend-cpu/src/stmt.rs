@@ -118,8 +118,9 @@ impl Lower<'_, '_> {
                 }
                 self.start_dead_block();
             }
-            DeviceOp::Push { worklist, value } => self.push(*worklist, *value, false)?,
-            DeviceOp::Retry { worklist, value } => self.push(*worklist, *value, true)?,
+            // One hardware atomic per push on the CPU, whatever the GPU's cooperation.
+            DeviceOp::Push { worklist, value, .. } => self.push(*worklist, *value, false)?,
+            DeviceOp::Retry { worklist, value, .. } => self.push(*worklist, *value, true)?,
             DeviceOp::Reduce { value } => {
                 let Some((op, ty, acc)) = self.reduction else {
                     return self.malformed("`reduce` in a kernel without a reduction");

@@ -164,8 +164,8 @@ impl<'c> Lower<'c, '_> {
     /// Combines the thread's accumulator into the reduction slot, unless it still holds the identity (combining
     /// the identity changes nothing, and most threads of a sparse `any` never set theirs).
     ///
-    /// Reductions that `redux.sync` supports (`bool` any/all, 32-bit integers and nodes) are first combined
-    /// across the warp: the lanes that reach the end together (`activemask`, never an assumed full mask: lanes
+    /// With [`Cooperation::Warp`](irgc_front::ir::Cooperation) (the `coop` pass), reductions that `redux.sync`
+    /// supports (`bool` any/all, 32-bit integers and nodes) are first combined across the warp: the lanes that reach the end together (`activemask`, never an assumed full mask: lanes
     /// may have left early or diverged) reduce with `redux.sync`, and only the lowest of them updates the slot,
     /// which cuts same-address atomics 32-fold. Other types update the slot from every thread.
     pub fn flush_reduction(&mut self) -> Result<(), PtxError> {
@@ -175,7 +175,8 @@ impl<'c> Lower<'c, '_> {
         let mut a = self.b.build_load(types::reg(self.c, ty), acc, "acc")?;
         let id = self.reduce_identity(op, ty);
         let mut leader = None;
-        if let Some(red) = redux_op(op, ty) {
+        let warp = self.reduce_coop == irgc_front::ir::Cooperation::Warp;
+        if let Some(red) = redux_op(op, ty).filter(|_| warp) {
             let i32t = self.c.i32_type();
             let mask = self.call_intrinsic("llvm.nvvm.activemask", i32t.into(), &[])?;
             let v = if ty == Scalar::Bool { self.b.build_int_z_extend(self.int(a)?, i32t, "")?.into() } else { a };

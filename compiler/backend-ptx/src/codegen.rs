@@ -124,6 +124,7 @@ impl<'c> Gen<'c, '_> {
             returns,
             helpers: &mut self.helpers,
             overrides: Vec::new(),
+            reduce_coop: irgc_front::ir::Cooperation::Thread,
             reduction_addr: None,
         };
         build(&mut lw)?;

@@ -137,6 +137,7 @@ impl<'c> Lower<'c, '_> {
             let id = self.reduce_identity(op, ty);
             self.b.build_store(acc, id)?;
             self.reduction = Some((op, ty, acc));
+            self.reduce_coop = k.reduce_coop;
         }
         match top_level(k) {
             Some(DeviceOp::ForAll { vars, space, body }) => {

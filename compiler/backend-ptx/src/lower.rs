@@ -63,6 +63,8 @@ pub(crate) struct Lower<'c, 'a> {
     /// Context slots whose values come from elsewhere (a step of an outlined pipe gets its worklist buffers,
     /// counts and arguments as parameters): [`Lower::slot`] answers these instead of loading the table.
     pub overrides: Vec<(usize, IntValue<'c>)>,
+    /// How the threads' partial reductions combine (the kernel's, set with `reduction`).
+    pub reduce_coop: irgc_front::ir::Cooperation,
     /// Where the reduction combines, when not the context's reduction slot (a step of an outlined pipe).
     pub reduction_addr: Option<PointerValue<'c>>,
 }

@@ -7,7 +7,9 @@ use crate::PtxError;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, FloatPredicate, IntPredicate};
 use irgc_artifact::WorklistSlot;
-use irgc_front::ir::{Arg, ArrayRef, DeviceOp, DeviceStmt, Expr, Handle, ReduceOp, Scalar, StmtKind, Worklist};
+use irgc_front::ir::{
+    Arg, ArrayRef, Cooperation, DeviceOp, DeviceStmt, Expr, Handle, ReduceOp, Scalar, StmtKind, Worklist,
+};
 
 impl<'c> Lower<'c, '_> {
     pub fn block_of(&mut self, stmts: &[DeviceStmt]) -> Result<(), PtxError> {
@@ -141,8 +143,8 @@ impl<'c> Lower<'c, '_> {
                 }
                 self.start_dead_block();
             }
-            DeviceOp::Push { worklist, value } => self.push(*worklist, *value, false)?,
-            DeviceOp::Retry { worklist, value } => self.push(*worklist, *value, true)?,
+            DeviceOp::Push { worklist, value, coop } => self.push(*worklist, *value, false, *coop)?,
+            DeviceOp::Retry { worklist, value, coop } => self.push(*worklist, *value, true, *coop)?,
             DeviceOp::Reduce { value } => {
                 let Some((op, ty, acc)) = self.reduction else {
                     return self.malformed("`reduce` in a kernel without a reduction");
@@ -224,7 +226,13 @@ impl<'c> Lower<'c, '_> {
 
     /// A worklist push (or retry): `i = atomic_add(*count, 1)`; if `i < capacity` store the item at `items[i]`,
     /// else set `*overflow = 1`.
-    fn push(&mut self, w: Handle<Worklist>, value: Handle<Expr>, retry: bool) -> Result<(), PtxError> {
+    fn push(
+        &mut self,
+        w: Handle<Worklist>,
+        value: Handle<Expr>,
+        retry: bool,
+        coop: Cooperation,
+    ) -> Result<(), PtxError> {
         let elem = self.m.worklists[w].elem;
         let v = self.expr(value)?;
         let v = self.reg_to_mem(elem, v)?;
@@ -238,7 +246,13 @@ impl<'c> Lower<'c, '_> {
             (slot(items), slot(count), slot(WorklistSlot::Capacity), slot(WorklistSlot::Overflow));
         let i64t = self.c.i64_type();
         let count_ptr = self.slot_ptr(count)?;
-        let i = self.claim_slot(count_ptr)?;
+        let i = match coop {
+            Cooperation::Warp => self.claim_slot(count_ptr)?,
+            Cooperation::Thread => {
+                let one = i64t.const_int(1, false);
+                self.b.build_atomicrmw(AtomicRMWBinOp::Add, count_ptr, one, AtomicOrdering::Monotonic)?
+            }
+        };
         let cap = self.slot(cap)?;
         let fits = self.b.build_int_compare(IntPredicate::ULT, i, cap, "fits")?;
         self.if_else(

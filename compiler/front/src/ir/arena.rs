@@ -96,6 +96,11 @@ impl<T> Arena<T> {
         self.items.iter().enumerate().map(|(i, t)| (Handle::new(i), t))
     }
 
+    /// Every item, mutably (for passes that rewrite entities in place).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (Handle<T>, &mut T)> {
+        self.items.iter_mut().enumerate().map(|(i, t)| (Handle::new(i), t))
+    }
+
     pub fn get(&self, h: Handle<T>) -> Option<&T> {
         self.items.get(h.index())
     }

@@ -257,8 +257,23 @@ pub struct Kernel {
     pub params: Vec<Handle<Local>>,
     /// What every thread's `Reduce` values combine into, returned to the host by `Invoke`.
     pub reduction: Option<(ReduceOp, Scalar)>,
+    /// How the threads' partial reductions reach the result at the end of a launch.
+    pub reduce_coop: Cooperation,
     pub body: DeviceBody,
     pub span: Span,
+}
+
+/// How the GPU threads that update one shared word at the same time (a worklist's push counter, a kernel's
+/// reduction result) combine their updates: the front end says `Thread` (every thread does its own atomic);
+/// the cooperative-conversion pass (`coop` in `irgc-opt`) chooses `Warp`. The CPU backend runs either the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Cooperation {
+    /// One atomic per thread.
+    #[default]
+    Thread,
+    /// The lanes of a warp that arrive together combine first (`activemask`, then a prefix count and `shfl` for
+    /// pushes, `redux.sync` for reductions), and one lane does the atomic.
+    Warp,
 }
 
 impl Kernel {
@@ -647,9 +662,9 @@ pub enum DeviceOp {
     /// Leaves a function (functions only), with its value.
     Return(Option<Handle<Expr>>),
     /// Appends an item to a worklist's next contents.
-    Push { worklist: Handle<Worklist>, value: Handle<Expr> },
+    Push { worklist: Handle<Worklist>, value: Handle<Expr>, coop: Cooperation },
     /// Re-queues an item: the runtime relaunches the kernel over retried items until there are none.
-    Retry { worklist: Handle<Worklist>, value: Handle<Expr> },
+    Retry { worklist: Handle<Worklist>, value: Handle<Expr>, coop: Cooperation },
     /// Contributes to the kernel's reduction.
     Reduce { value: Handle<Expr> },
     /// Waits for every thread of the tile.

@@ -138,7 +138,9 @@ impl Printer<'_> {
         for (_, k) in m.kernels.iter() {
             let ctx = Ctx::new(&k.body);
             let params = self.params(&ctx, &k.params);
-            let red = k.reduction.map_or(String::new(), |(op, ty)| format!(" -> {} {ty}", op.name()));
+            let red = k
+                .reduction
+                .map_or(String::new(), |(op, ty)| format!(" -> {}{} {ty}", op.name(), coop_suffix(k.reduce_coop)));
             let _ = write!(self.out, "\nkernel {}({params}){red} ", k.name);
             self.block(&ctx, &k.body.block, 0);
         }
@@ -317,11 +319,16 @@ impl Printer<'_> {
                 Some(v) => format!("return {}", self.expr(ctx, *v)),
                 None => "return".into(),
             },
-            DeviceOp::Push { worklist, value } => {
-                format!("push {} <- {}", self.m.worklists[*worklist].name, self.expr(ctx, *value))
+            DeviceOp::Push { worklist, value, coop } => {
+                format!("push{} {} <- {}", coop_suffix(*coop), self.m.worklists[*worklist].name, self.expr(ctx, *value))
             }
-            DeviceOp::Retry { worklist, value } => {
-                format!("retry {} <- {}", self.m.worklists[*worklist].name, self.expr(ctx, *value))
+            DeviceOp::Retry { worklist, value, coop } => {
+                format!(
+                    "retry{} {} <- {}",
+                    coop_suffix(*coop),
+                    self.m.worklists[*worklist].name,
+                    self.expr(ctx, *value)
+                )
             }
             DeviceOp::Reduce { value } => format!("reduce {}", self.expr(ctx, *value)),
             DeviceOp::Barrier => "barrier".into(),
@@ -422,6 +429,14 @@ impl Printer<'_> {
             },
             ExprKind::WorklistSize(w) => format!("{}.size()", self.m.worklists[*w].name),
         }
+    }
+}
+
+/// How a push or reduction's cooperation prints (nothing for the front end's per-thread default).
+fn coop_suffix(c: Cooperation) -> &'static str {
+    match c {
+        Cooperation::Thread => "",
+        Cooperation::Warp => ".warp",
     }
 }
 

@@ -12,8 +12,9 @@ use super::types::{self, float_literal, int_fits, int_literal, int_value};
 use super::{Sema, Symbol};
 use crate::diag::Diagnostic;
 use crate::ir::{
-    self, Arg, ArrayRef, AtomicOp, BinaryOp, Block, Body, Check, DeviceOp, Expr, ExprKind, GlobalKind, GraphQuery,
-    Handle, Literal, Local, LocalType, MathFn, PlanOp, ReduceOp, Scalar, Space, Statement, StmtKind, UnaryOp,
+    self, Arg, ArrayRef, AtomicOp, BinaryOp, Block, Body, Check, Cooperation, DeviceOp, Expr, ExprKind, GlobalKind,
+    GraphQuery, Handle, Literal, Local, LocalType, MathFn, PlanOp, ReduceOp, Scalar, Space, Statement, StmtKind,
+    UnaryOp,
 };
 use crate::span::{Ident, Span};
 use crate::syntax::ast::{self, BinOp, ExprKind as AK, StmtKind as SK, UnOp};
@@ -1751,7 +1752,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                         }
                         let Some(v) = self.expr_of(&args[0], elem) else { return };
                         if self.is_device() {
-                            self.emit_device(DeviceOp::Push { worklist: w, value: v }, span);
+                            self.emit_device(DeviceOp::Push { worklist: w, value: v, coop: Cooperation::Thread }, span);
                         } else {
                             self.emit_plan(PlanOp::HostPush { worklist: w, value: v }, span);
                         }
@@ -1777,7 +1778,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                             return;
                         }
                         let Some(v) = self.expr_of(&args[0], elem) else { return };
-                        self.emit_device(DeviceOp::Retry { worklist: w, value: v }, span);
+                        self.emit_device(DeviceOp::Retry { worklist: w, value: v, coop: Cooperation::Thread }, span);
                     }
                     "clear" => {
                         if self.plan_only("clear", span) && self.arity("`clear`", args, 0, span) {

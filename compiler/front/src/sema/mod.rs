@@ -297,6 +297,7 @@ impl Sema {
                         name: k.name.node.clone(),
                         params,
                         reduction,
+                        reduce_coop: ir::Cooperation::Thread,
                         body,
                         span: k.name.span,
                     });

@@ -1,5 +1,6 @@
 //! The passes, one per file, in the order [`run`](crate::run) applies them.
 
+mod coop;
 mod outline;
 
 use crate::Options;
@@ -15,8 +16,16 @@ pub struct Pass {
 }
 
 /// Every pass, in order.
-pub static PASSES: &[Pass] = &[Pass {
-    name: "outline",
-    summary: "iteration outlining: a pipe or loop of launches and host arithmetic runs as one persistent GPU kernel",
-    run: outline::run,
-}];
+pub static PASSES: &[Pass] = &[
+    Pass {
+        name: "coop",
+        summary: "cooperative conversion: a warp's pushes and reductions share one atomic on the counter or result",
+        run: coop::run,
+    },
+    Pass {
+        name: "outline",
+        summary:
+            "iteration outlining: a pipe or loop of launches and host arithmetic runs as one persistent GPU kernel",
+        run: outline::run,
+    },
+];

@@ -155,7 +155,7 @@ impl Validator<'_> {
                 }
                 _ => self.err(span, "return outside a function"),
             },
-            DeviceOp::Push { worklist, value } | DeviceOp::Retry { worklist, value } => {
+            DeviceOp::Push { worklist, value, .. } | DeviceOp::Retry { worklist, value, .. } => {
                 self.worklist_item(body, *worklist, *value, span);
             }
             DeviceOp::Reduce { value } => match at {
