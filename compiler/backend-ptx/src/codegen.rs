@@ -15,7 +15,7 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, StructType
 use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
 use inkwell::{AddressSpace, OptimizationLevel};
 use irgc_artifact::Layout;
-use irgc_front::ir::{BodyView, DeviceOp, LocalType, Module, Scalar};
+use irgc_front::ir::{BodyView, DeviceOp, Kernel, LocalType, Module, OutlinedLoop, Scalar};
 use std::sync::Once;
 
 /// The PTX ISA version asked of LLVM: 8.0 (CUDA 12.0) covers `sm_90a` and every driver of the last years.
@@ -160,72 +160,109 @@ pub(crate) enum Part {
     Pipe(usize),
 }
 
-/// Compiles the entries of `m` chosen by `part`, with every device function, to one PTX module.
+/// Compiles the entries of `m` chosen by `part`, with every device function, to one PTX module: kernel entries
+/// are declared first (they keep their exact names), then device functions, kernel bodies and outlined pipes are
+/// defined, and the module is optimised and emitted.
 pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutput, PtxError> {
     let chosen = |i: usize| part == Part::All || part == Part::Kernel(i);
-    let pipes = irgc_front::analysis::outlined_loops(m);
-    let pipe_chosen = |i: usize| part == Part::All || part == Part::Pipe(i);
     let tm = target_machine(&opts.arch)?;
     let c = Context::create();
-    let lm = c.create_module(&m.name);
-    lm.set_triple(&tm.get_triple());
-    lm.set_data_layout(&tm.get_target_data().get_data_layout());
-    let layout = layout_of(m);
-    let slot_types: Vec<BasicTypeEnum> = vec![c.i64_type().into(); layout.len()];
-    let ctx_ty = c.opaque_struct_type("irgc.ctx");
-    ctx_ty.set_body(&slot_types, false);
-    let gptr = c.ptr_type(AddressSpace::from(GLOBAL));
-    let mut g = Gen { c: &c, lm, m, layout, ctx_ty, funcs: Vec::new(), helpers: Helpers::default() };
-    let inline = c.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0);
-
-    // Kernels first: they own their exact names (LLVM renames a later symbol that collides, and the runtime looks
-    // entries up by name). Device functions and helpers have dotted names, which no IR identifier has.
-    let mut entries = Vec::new();
-    for (i, (_, k)) in m.kernels.iter().enumerate() {
-        if !chosen(i) {
-            continue;
-        }
-        let ty = c.void_type().fn_type(&[gptr.into(), c.i64_type().into()], false);
-        let fv = g.lm.add_function(&k.name, ty, None);
-        if fv.get_name().to_bytes() != k.name.as_bytes() {
-            return Err(PtxError::Malformed(format!("two kernels named `{}`", k.name)));
-        }
-        fv.set_call_conventions(71); // ptx_kernel: an `.entry`
-        entries.push(fv);
-    }
-
-    // Declare every device function before any body: bodies call each other in any order.
-    for (h, f) in m.functions.iter() {
-        let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into()];
-        params
-            .extend(f.params.iter().map(|&p| BasicMetadataTypeEnum::from(Lower::local_llvm(&c, f.body.locals[p].ty))));
-        let ty = match f.ret {
-            Some(s) => reg(&c, s).fn_type(&params, false),
-            None => c.void_type().fn_type(&params, false),
-        };
-        let fv = g.lm.add_function(&format!("irgc.fn.{}.{}", h.index(), f.name), ty, Some(Linkage::Internal));
-        fv.add_attribute(AttributeLoc::Function, inline);
-        g.funcs.push(fv);
-    }
-    for (h, f) in m.functions.iter() {
-        let fv = g.funcs[h.index()];
-        let frame =
-            Frame { what: format!("function `{}`", f.name), returns: Some(f.ret), in_tile: false, shared: vec![] };
-        g.define(fv, f.body.view(), frame, |lw| {
-            for (k, &p) in f.params.iter().enumerate() {
-                let Some(v) = fv.get_nth_param(k as u32 + 1) else {
-                    return lw.malformed("missing parameter");
-                };
-                lw.write_local(p, v)?;
-            }
-            lw.block_of(&f.body.block)
-        })?;
-    }
-
-    let mut kernels = Vec::new();
-    let mut block_threads = Vec::new();
-    let mut shared_bytes = Vec::new();
+    let mut g = Gen::new(&c, m, &tm);
+    let entries = g.declare_kernels(&chosen)?;
+    g.define_functions()?;
+    let mut out = PtxOutput::default();
     for ((_, k), fv) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
+        let (threads, bytes) = g.define_kernel(k, fv)?;
+        out.kernels.push(k.name.clone());
+        out.block_threads.push(threads);
+        out.shared_bytes.push(bytes);
+    }
+    for pipe in irgc_front::analysis::outlined_loops(m) {
+        if part == Part::All || part == Part::Pipe(pipe.index) {
+            out.pipes.push(g.define_pipe(pipe)?);
+        }
+    }
+    (out.llvm_ir, out.ptx) = g.emit(&tm)?;
+    Ok(out)
+}
+
+impl<'c, 'm> Gen<'c, 'm> {
+    /// An empty LLVM module for `m` on the target, with the context struct type.
+    fn new(c: &'c Context, m: &'m Module, tm: &TargetMachine) -> Self {
+        let lm = c.create_module(&m.name);
+        lm.set_triple(&tm.get_triple());
+        lm.set_data_layout(&tm.get_target_data().get_data_layout());
+        let layout = layout_of(m);
+        let slot_types: Vec<BasicTypeEnum> = vec![c.i64_type().into(); layout.len()];
+        let ctx_ty = c.opaque_struct_type("irgc.ctx");
+        ctx_ty.set_body(&slot_types, false);
+        Gen { c, lm, m, layout, ctx_ty, funcs: Vec::new(), helpers: Helpers::default() }
+    }
+
+    fn global_ptr(&self) -> inkwell::types::PointerType<'c> {
+        self.c.ptr_type(AddressSpace::from(GLOBAL))
+    }
+
+    fn always_inline(&self) -> Attribute {
+        self.c.create_enum_attribute(Attribute::get_named_enum_kind_id("alwaysinline"), 0)
+    }
+
+    /// Declares the chosen kernels' entries first: they own their exact names (LLVM renames a later symbol that
+    /// collides, and the runtime looks entries up by name). Device functions and helpers have dotted names, which
+    /// no IR identifier has.
+    fn declare_kernels(&mut self, chosen: &dyn Fn(usize) -> bool) -> Result<Vec<FunctionValue<'c>>, PtxError> {
+        let c = self.c;
+        let mut entries = Vec::new();
+        for (i, (_, k)) in self.m.kernels.iter().enumerate() {
+            if !chosen(i) {
+                continue;
+            }
+            let ty = c.void_type().fn_type(&[self.global_ptr().into(), c.i64_type().into()], false);
+            let fv = self.lm.add_function(&k.name, ty, None);
+            if fv.get_name().to_bytes() != k.name.as_bytes() {
+                return Err(PtxError::Malformed(format!("two kernels named `{}`", k.name)));
+            }
+            fv.set_call_conventions(71); // ptx_kernel: an `.entry`
+            entries.push(fv);
+        }
+        Ok(entries)
+    }
+
+    /// Declares every device function before any body (bodies call each other in any order), then defines them.
+    fn define_functions(&mut self) -> Result<(), PtxError> {
+        let (c, m) = (self.c, self.m);
+        for (h, f) in m.functions.iter() {
+            let mut params: Vec<BasicMetadataTypeEnum> = vec![self.global_ptr().into()];
+            params.extend(
+                f.params.iter().map(|&p| BasicMetadataTypeEnum::from(Lower::local_llvm(c, f.body.locals[p].ty))),
+            );
+            let ty = match f.ret {
+                Some(s) => reg(c, s).fn_type(&params, false),
+                None => c.void_type().fn_type(&params, false),
+            };
+            let fv = self.lm.add_function(&format!("irgc.fn.{}.{}", h.index(), f.name), ty, Some(Linkage::Internal));
+            fv.add_attribute(AttributeLoc::Function, self.always_inline());
+            self.funcs.push(fv);
+        }
+        for (h, f) in m.functions.iter() {
+            let fv = self.funcs[h.index()];
+            let frame =
+                Frame { what: format!("function `{}`", f.name), returns: Some(f.ret), in_tile: false, shared: vec![] };
+            self.define(fv, f.body.view(), frame, |lw| {
+                for (k, &p) in f.params.iter().enumerate() {
+                    let Some(v) = fv.get_nth_param(k as u32 + 1) else {
+                        return lw.malformed("missing parameter");
+                    };
+                    lw.write_local(p, v)?;
+                }
+                lw.block_of(&f.body.block)
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Defines kernel `k`'s entry `fv`; returns its exact block size (tile kernels) and its shared-memory bytes.
+    fn define_kernel(&mut self, k: &'m Kernel, fv: FunctionValue<'c>) -> Result<(Option<u32>, u64), PtxError> {
         let what = format!("kernel `{}`", k.name);
         let tile = match top_level(k) {
             Some(DeviceOp::ForTile { threads, .. }) => {
@@ -237,16 +274,35 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
             }
             _ => None,
         };
+        let (shared, bytes) = self.shared_arrays(k, &what)?;
+        match tile {
+            Some(n) => self.annotate(fv, "reqntidx", n)?,
+            None => self.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
+        }
+        let frame = Frame { what, returns: None, in_tile: tile.is_some(), shared };
+        self.define(fv, k.body.view(), frame, |lw| {
+            let Some(size) = fv.get_nth_param(1) else {
+                return lw.malformed("missing size parameter");
+            };
+            let size = size.into_int_value();
+            size.set_name("size");
+            lw.kernel_entry(k, Some(size))
+        })?;
+        Ok((tile.map(|n| n as u32), bytes))
+    }
+
+    /// The address-space-3 globals of kernel `k`'s shared arrays, and their total bytes (within the static limit).
+    fn shared_arrays(&mut self, k: &Kernel, what: &str) -> Result<(Vec<PointerValue<'c>>, u64), PtxError> {
         let mut shared = Vec::new();
         let mut bytes = 0;
         for (_, a) in k.body.shared.iter() {
             let n: u64 = a.dims.iter().map(|&d| u64::from(d)).product();
-            let elem = types::mem(&c, a.elem);
+            let elem = types::mem(self.c, a.elem);
             let Ok(len) = u32::try_from(n) else {
                 return Err(PtxError::Unsupported(format!("{what}: shared array `{}` too large", a.name)));
             };
             let aty = elem.array_type(len);
-            let gv = g.lm.add_global(aty, Some(AddressSpace::from(SHARED)), &format!("{}__{}", k.name, a.name));
+            let gv = self.lm.add_global(aty, Some(AddressSpace::from(SHARED)), &format!("{}__{}", k.name, a.name));
             gv.set_linkage(Linkage::Internal);
             gv.set_initializer(&aty.get_undef());
             gv.set_alignment(16);
@@ -258,53 +314,42 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
                 "{what}: {bytes} bytes of shared arrays (static shared memory holds {MAX_STATIC_SHARED})"
             )));
         }
-        match tile {
-            Some(n) => g.annotate(fv, "reqntidx", n)?,
-            None => g.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
-        }
-        let frame = Frame { what, returns: None, in_tile: tile.is_some(), shared };
-        g.define(fv, k.body.view(), frame, |lw| {
-            let Some(size) = fv.get_nth_param(1) else {
-                return lw.malformed("missing size parameter");
-            };
-            let size = size.into_int_value();
-            size.set_name("size");
-            lw.kernel_entry(k, Some(size))
-        })?;
-        kernels.push(k.name.clone());
-        block_threads.push(tile.map(|n| n as u32));
-        shared_bytes.push(bytes);
+        Ok((shared, bytes))
     }
 
-    let mut pipe_entries = Vec::new();
-    for pipe in pipes.iter().filter(|p| pipe_chosen(p.index)) {
+    /// Defines an outlined pipe's entry: one inlined step function per kernel it launches (the kernel's
+    /// grid-stride loop with its worklist slots and reduction address passed in), then the persistent loop that
+    /// calls them. Returns the entry's name.
+    fn define_pipe(&mut self, pipe: &'m OutlinedLoop) -> Result<String, PtxError> {
+        let (c, m) = (self.c, self.m);
+        let gptr = self.global_ptr();
         let name = pipe.entry();
         let what = match pipe.worklist {
             Some(w) => format!("the pipe over `{}`", m.worklists[w].name),
             None => "an outlined loop".to_string(),
         };
-        let ty = c.void_type().fn_type(&[gptr.into(), crate::pipe::state_type(&c).into()], false);
-        let fv = g.lm.add_function(&name, ty, None);
+        let ty = c.void_type().fn_type(&[gptr.into(), crate::pipe::state_type(c).into()], false);
+        let fv = self.lm.add_function(&name, ty, None);
         if fv.get_name().to_bytes() != name.as_bytes() {
             return Err(PtxError::Unsupported(format!("a kernel is named `{name}`, the name of the entry of {what}")));
         }
         fv.set_call_conventions(71);
-        g.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?;
+        self.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?;
         let mut steps = Vec::new();
         for kh in crate::pipe::pipe_kernels(pipe) {
             let k = &m.kernels[kh];
-            let slots = crate::pipe::step_slots(&layout, pipe.worklist.map(|w| w.index()), k);
+            let slots = crate::pipe::step_slots(&self.layout, pipe.worklist.map(|w| w.index()), k);
             let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into()];
             params.extend(slots.iter().map(|_| BasicMetadataTypeEnum::from(c.i64_type())));
             if k.reduction.is_some() {
                 params.push(gptr.into());
             }
             let sty = c.void_type().fn_type(&params, false);
-            let sv = g.lm.add_function(&crate::pipe::step_name(pipe.index, kh, m), sty, Some(Linkage::Internal));
-            sv.add_attribute(AttributeLoc::Function, inline);
+            let sv = self.lm.add_function(&crate::pipe::step_name(pipe.index, kh, m), sty, Some(Linkage::Internal));
+            sv.add_attribute(AttributeLoc::Function, self.always_inline());
             let frame =
                 Frame { what: format!("kernel `{}` in {what}", k.name), returns: None, in_tile: false, shared: vec![] };
-            g.define(sv, k.body.view(), frame, |lw| {
+            self.define(sv, k.body.view(), frame, |lw| {
                 for (n, &slot) in slots.iter().enumerate() {
                     let Some(v) = sv.get_nth_param(n as u32 + 1) else {
                         return lw.malformed("missing step parameter");
@@ -322,7 +367,7 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
             steps.push((kh, sv));
         }
         let frame = Frame { what, returns: None, in_tile: false, shared: vec![] };
-        g.define(fv, m.plan.view(), frame, |lw| {
+        self.define(fv, m.plan.view(), frame, |lw| {
             let Some(state) = fv.get_nth_param(1) else {
                 return lw.malformed("missing state parameter");
             };
@@ -330,17 +375,20 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
             state.set_name("state");
             lw.pipe_entry(pipe, state, &steps)
         })?;
-        pipe_entries.push(name);
+        Ok(name)
     }
 
-    g.helpers.link(&c, &g.lm)?;
-    let llvm_ir = g.lm.print_to_string().to_string();
-    g.lm.verify().map_err(|e| PtxError::Llvm(format!("invalid module: {e}")))?;
-    g.lm.run_passes("default<O3>", &tm, PassBuilderOptions::create())
-        .map_err(|e| PtxError::Llvm(format!("optimisation: {e}")))?;
-    let buf = tm
-        .write_to_memory_buffer(&g.lm, FileType::Assembly)
-        .map_err(|e| PtxError::Llvm(format!("PTX emission: {e}")))?;
-    let ptx = String::from_utf8_lossy(buf.as_slice()).into_owned();
-    Ok(PtxOutput { llvm_ir, ptx, kernels, block_threads, shared_bytes, pipes: pipe_entries })
+    /// Links the helpers, verifies, keeps the LLVM IR as generated, optimises (O3) and emits PTX.
+    fn emit(self, tm: &TargetMachine) -> Result<(String, String), PtxError> {
+        self.helpers.link(self.c, &self.lm)?;
+        let llvm_ir = self.lm.print_to_string().to_string();
+        self.lm.verify().map_err(|e| PtxError::Llvm(format!("invalid module: {e}")))?;
+        self.lm
+            .run_passes("default<O3>", tm, PassBuilderOptions::create())
+            .map_err(|e| PtxError::Llvm(format!("optimisation: {e}")))?;
+        let buf = tm
+            .write_to_memory_buffer(&self.lm, FileType::Assembly)
+            .map_err(|e| PtxError::Llvm(format!("PTX emission: {e}")))?;
+        Ok((llvm_ir, String::from_utf8_lossy(buf.as_slice()).into_owned()))
+    }
 }
