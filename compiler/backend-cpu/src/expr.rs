@@ -82,7 +82,7 @@ impl Lower<'_, '_> {
             Literal::Int(i) => i,
             Literal::Float(f) if ty == Scalar::F32 => u64::from((f as f32).to_bits()),
             Literal::Float(f) => f.to_bits(),
-            Literal::Inf => irgc_front::abi::scalar(ty).inf_bits(),
+            Literal::Inf => ty.inf_bits(),
         };
         types::constant(&mut self.b, ty, bits)
     }

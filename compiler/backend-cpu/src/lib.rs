@@ -22,14 +22,12 @@
 //! are stored at their natural size (`bool` one byte 0/1) and must be naturally aligned (a `Vec<T>` of the element
 //! type is): loads, stores and atomics are emitted as aligned accesses.
 //!
-//! # Semantics the IR leaves open, as defined here
-//! - Integer division or remainder by zero yields 0 (no trap); signed `MIN / -1` wraps to `MIN` (remainder 0).
-//! - Shift amounts are taken modulo the width of the type (as Rust's `wrapping_shl`).
-//! - Float to integer casts saturate (NaN becomes 0); float `%` is `x - trunc(x / y) * y`.
-//! - Float comparisons follow IEEE (every comparison with NaN is false, except `!=`).
-//! - A `for` loop evaluates its bounds once, before the first iteration.
-//! - `random(seed, i)` is [`random`].
-//! - Array indices are not bounds-checked (as on the GPU).
+//! # Semantics
+//! The scalar semantics the IR leaves open (division by zero, shifts, overflow, casts, float `%` and `min`/`max`,
+//! `random`) are specified once, in `irgc_scalar`, and this backend implements them (the operator conformance
+//! table in `tests/conformance/ops/` checks every operator against `irgc_scalar`'s evaluator). Beyond those: a
+//! `for` loop evaluates its bounds once, before the first iteration; array indices are not bounds-checked (as
+//! on the GPU).
 
 mod abi;
 mod atomics;

@@ -269,7 +269,7 @@ impl Lower<'_, '_> {
 
     /// The identity of the kernel's reduction, as a value of its type.
     pub fn reduce_identity(&mut self, op: ReduceOp, ty: Scalar) -> Value {
-        let bits = irgc_artifact::reduce_identity(irgc_front::abi::reduce_op(op), irgc_front::abi::scalar(ty));
+        let bits = irgc_artifact::reduce_identity(op, ty);
         types::constant(&mut self.b, ty, bits)
     }
 }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{conformance, module, Graph, Harness};
-use irgc_artifact::{reduce_combine, reduce_identity, ReduceOp, ScalarType};
+use irgc_artifact::{reduce_combine, reduce_identity, ReduceOp, Scalar};
 
 fn harness(src: &str, g: &Graph, dense: &[(usize, usize)]) -> Harness {
     Harness::new(module(src), g, dense)
@@ -41,7 +41,7 @@ plan { any_b(); }
     assert_eq!(h.run("max_x", &[]) as u32 as i32, i32::MAX);
     assert_eq!(h.run("sum_x", &[]) as i64, xs.iter().map(|&v| v as i64).sum::<i64>());
     // Empty chunks give the identity; partials combine as the runtime combines them.
-    let t = ScalarType::I32;
+    let t = Scalar::I32;
     assert_eq!(h.run_range("min_x", &[], 2, 2), reduce_identity(ReduceOp::Min, t));
     assert_eq!(h.run_range("max_x", &[], 3, 3), reduce_identity(ReduceOp::Max, t));
     assert_eq!(h.run_range("sum_f", &[], 0, 0), 0f64.to_bits());

@@ -7,7 +7,6 @@
 //! ([`irgc_front::abi::layout_of`]).
 
 use irgc_artifact as art;
-use irgc_front::abi::{reduce_op, scalar};
 use irgc_front::analysis::kernel_effects;
 use irgc_front::ir::{self, Body, DeviceOp, ExprKind, GraphQuery, Handle, Literal, Module, PlanOp, Scalar, StmtKind};
 
@@ -19,7 +18,7 @@ pub fn lower(m: &Module) -> art::Artifact {
     let outlined = irgc_front::analysis::outlined_loops(m);
     art::Artifact {
         name: m.name.clone(),
-        graph: m.graph.as_ref().map(|g| art::GraphDesc { weight: g.weight.map(scalar) }),
+        graph: m.graph.as_ref().map(|g| art::GraphDesc { weight: g.weight }),
         needs_sources: m.kernels.iter().any(|(_, k)| uses_sources(&k.body))
             || m.functions.iter().any(|(_, f)| uses_sources(&f.body)),
         params: m
@@ -27,8 +26,8 @@ pub fn lower(m: &Module) -> art::Artifact {
             .iter()
             .map(|(_, p)| art::ParamDesc {
                 name: p.name.clone(),
-                ty: scalar(p.ty),
-                default: p.default.map(|d| art::Value { ty: scalar(p.ty), bits: literal_bits(d, p.ty) }),
+                ty: p.ty,
+                default: p.default.map(|d| art::Value { ty: p.ty, bits: literal_bits(d, p.ty) }),
             })
             .collect(),
         globals: m
@@ -36,7 +35,7 @@ pub fn lower(m: &Module) -> art::Artifact {
             .iter()
             .map(|(_, g)| art::GlobalDesc {
                 name: g.name.clone(),
-                elem: scalar(g.elem),
+                elem: g.elem,
                 shape: match &g.kind {
                     ir::GlobalKind::Node => art::Shape::Node,
                     ir::GlobalKind::Edge => art::Shape::Edge,
@@ -44,11 +43,7 @@ pub fn lower(m: &Module) -> art::Artifact {
                 },
             })
             .collect(),
-        worklists: m
-            .worklists
-            .iter()
-            .map(|(_, w)| art::WorklistDesc { name: w.name.clone(), elem: scalar(w.elem) })
-            .collect(),
+        worklists: m.worklists.iter().map(|(_, w)| art::WorklistDesc { name: w.name.clone(), elem: w.elem }).collect(),
         kernels: m.kernels.iter().map(|(_, k)| kernel(m, k)).collect(),
         pipes: outlined
             .iter()
@@ -82,9 +77,9 @@ pub fn lower(m: &Module) -> art::Artifact {
     }
 }
 
-fn local_scalar(t: ir::LocalType) -> art::ScalarType {
+fn local_scalar(t: ir::LocalType) -> art::Scalar {
     match t {
-        ir::LocalType::Scalar(s) | ir::LocalType::ArrayRef(s) => scalar(s),
+        ir::LocalType::Scalar(s) | ir::LocalType::ArrayRef(s) => s,
     }
 }
 
@@ -97,7 +92,7 @@ pub fn literal_bits(lit: Literal, ty: Scalar) -> u64 {
             Scalar::F32 => (f as f32).to_bits() as u64,
             _ => f.to_bits(),
         },
-        Literal::Inf => scalar(ty).inf_bits(),
+        Literal::Inf => ty.inf_bits(),
     }
 }
 
@@ -133,7 +128,7 @@ fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
     art::KernelDesc {
         name: k.name.clone(),
         params: k.params.iter().map(|&p| local_scalar(k.body.locals[p].ty)).collect(),
-        reduction: k.reduction.map(|(op, ty)| (reduce_op(op), scalar(ty))),
+        reduction: k.reduction.map(|(op, ty)| (op, ty)),
         space,
         pushes: pushes.into_iter().collect(),
         retries: retries.into_iter().next(),
@@ -220,18 +215,11 @@ fn host_expr<Op>(body: &Body<Op>, h: Handle<ir::Expr>) -> art::HostExpr {
         ExprKind::Literal(l) => art::HostExprKind::Literal(literal_bits(*l, ex.ty)),
         ExprKind::Local(l) => art::HostExprKind::Local(l.index()),
         ExprKind::Param(p) => art::HostExprKind::Param(p.index()),
-        ExprKind::Unary { op, arg } => art::HostExprKind::Unary(
-            match op {
-                ir::UnaryOp::Neg => art::UnaryOp::Neg,
-                ir::UnaryOp::Not => art::UnaryOp::Not,
-                ir::UnaryOp::BitNot => art::UnaryOp::BitNot,
-            },
-            sub(*arg),
-        ),
-        ExprKind::Binary { op, left, right } => art::HostExprKind::Binary(binary_op(*op), sub(*left), sub(*right)),
+        ExprKind::Unary { op, arg } => art::HostExprKind::Unary(*op, sub(*arg)),
+        ExprKind::Binary { op, left, right } => art::HostExprKind::Binary(*op, sub(*left), sub(*right)),
         ExprKind::Cast { arg } => art::HostExprKind::Cast(sub(*arg)),
         ExprKind::Math { fun, args } => {
-            art::HostExprKind::Math(math_fn(*fun), args.iter().map(|&a| host_expr(body, a)).collect())
+            art::HostExprKind::Math(*fun, args.iter().map(|&a| host_expr(body, a)).collect())
         }
         ExprKind::Graph(GraphQuery::NumNodes) => art::HostExprKind::NumNodes,
         ExprKind::Graph(GraphQuery::NumEdges) => art::HostExprKind::NumEdges,
@@ -243,46 +231,7 @@ fn host_expr<Op>(body: &Body<Op>, h: Handle<ir::Expr>) -> art::HostExpr {
         // Device-only expressions never occur in a validated plan (invariant 4); keep the tree total anyway.
         ExprKind::Load { .. } | ExprKind::Graph(_) => art::HostExprKind::Literal(0),
     };
-    art::HostExpr { ty: scalar(ex.ty), kind }
-}
-
-fn binary_op(op: ir::BinaryOp) -> art::BinaryOp {
-    use ir::BinaryOp as B;
-    match op {
-        B::Add => art::BinaryOp::Add,
-        B::Sub => art::BinaryOp::Sub,
-        B::Mul => art::BinaryOp::Mul,
-        B::Div => art::BinaryOp::Div,
-        B::Rem => art::BinaryOp::Rem,
-        B::BitAnd => art::BinaryOp::BitAnd,
-        B::BitOr => art::BinaryOp::BitOr,
-        B::BitXor => art::BinaryOp::BitXor,
-        B::Shl => art::BinaryOp::Shl,
-        B::Shr => art::BinaryOp::Shr,
-        B::And => art::BinaryOp::And,
-        B::Or => art::BinaryOp::Or,
-        B::Eq => art::BinaryOp::Eq,
-        B::Ne => art::BinaryOp::Ne,
-        B::Lt => art::BinaryOp::Lt,
-        B::Le => art::BinaryOp::Le,
-        B::Gt => art::BinaryOp::Gt,
-        B::Ge => art::BinaryOp::Ge,
-    }
-}
-
-fn math_fn(f: ir::MathFn) -> art::MathFn {
-    use ir::MathFn as M;
-    match f {
-        M::Min => art::MathFn::Min,
-        M::Max => art::MathFn::Max,
-        M::Abs => art::MathFn::Abs,
-        M::Ctz => art::MathFn::Ctz,
-        M::Clz => art::MathFn::Clz,
-        M::Popcount => art::MathFn::Popcount,
-        M::Sqrt => art::MathFn::Sqrt,
-        M::Random => art::MathFn::Random,
-        M::Select => art::MathFn::Select,
-    }
+    art::HostExpr { ty: ex.ty, kind }
 }
 
 #[cfg(test)]
@@ -308,7 +257,7 @@ mod tests {
         assert_eq!(a.kernels[0].space, art::Space::Worklist(0));
         assert_eq!(a.kernels[0].pushes, vec![0]);
         assert_eq!(a.kernels[1].space, art::Space::Range { dims: 2 });
-        assert_eq!(a.kernels[1].reduction, Some((art::ReduceOp::Sum, art::ScalarType::U64)));
+        assert_eq!(a.kernels[1].reduction, Some((art::ReduceOp::Sum, art::Scalar::U64)));
         // Plan: fill (initialiser), push, pipe, invoke with result, assign.
         assert!(matches!(a.plan.body[0], art::HostStmt::Fill { global: 0, .. }));
         assert!(matches!(a.plan.body[2], art::HostStmt::Pipe { worklist: 0, .. }));

@@ -66,12 +66,12 @@
 //! taking the context pointer as a hidden first argument; array parameters (`[T]`) are `ptr addrspace(1)`, so only global arrays can be passed
 //! to them (passing a shared array is refused with [`PtxError::Unsupported`]).
 //!
-//! # Semantics the IR leaves open (the same as `irgc-backend-cpu`)
-//! - Integer division or remainder by zero yields 0; signed `MIN / -1` wraps to `MIN` (remainder 0).
-//! - Shift amounts are taken modulo the width of the type.
-//! - Float to integer casts saturate, NaN becomes 0 (`llvm.fpto[su]i.sat`); float `%` is `x - trunc(x / y) * y`.
-//! - Float `min`/`max` are an ordered comparison and a select (not `fmin`/`fmax`, which treat NaN differently).
-//! - No fused multiply-adds: no fast-math flags are emitted, and NVPTX only contracts with them.
+//! # Semantics
+//! The scalar semantics the IR leaves open are specified once, in `irgc_scalar`; this backend implements them
+//! (the operator conformance table in `tests/conformance/ops/` runs on a GPU through `scripts/gpu-conformance.sh`).
+//! How: float to integer casts are `llvm.fpto[su]i.sat`; float `min`/`max` an ordered comparison and a select
+//! (not `fmin`/`fmax`, which treat NaN differently); shifts mask the amount (LLVM's shifts by the width are
+//! poison); no fused multiply-adds (no fast-math flags are emitted, and NVPTX only contracts with them).
 //! - `&&` and `||` short-circuit; a local read before any write is 0; a `for` evaluates its bounds once.
 //! - `random(seed, i)` is the splitmix64-based hash of `irgc_backend_cpu::random`.
 //! - Atomics are relaxed (`monotonic`: CUDA's `atomicAdd` & co.); float `atomic_add`/`atomic_sub` are `atom.add`

@@ -352,7 +352,7 @@ impl<'c> Lower<'c, '_> {
 
     /// The identity of a reduction, as a value of its type.
     pub fn reduce_identity(&self, op: ReduceOp, ty: Scalar) -> BasicValueEnum<'c> {
-        let bits = irgc_artifact::reduce_identity(irgc_front::abi::reduce_op(op), irgc_front::abi::scalar(ty));
+        let bits = irgc_artifact::reduce_identity(op, ty);
         types::constant(self.c, ty, bits)
     }
 }

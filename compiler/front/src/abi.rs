@@ -6,7 +6,7 @@
 //! handles directly.
 
 use crate::analysis::kernel_effects;
-use crate::ir::{Kernel, Module, Scalar};
+use crate::ir::{Kernel, Module};
 use irgc_artifact as art;
 
 /// The context layout of a module's kernels: the same as [`art::Layout::of`] gives for its artifact, since the
@@ -20,35 +20,8 @@ pub fn layout_of(m: &Module) -> art::Layout {
     }
 }
 
-/// The artifact's name for an IR scalar type.
-pub fn scalar(s: Scalar) -> art::ScalarType {
-    match s {
-        Scalar::Bool => art::ScalarType::Bool,
-        Scalar::I32 => art::ScalarType::I32,
-        Scalar::U32 => art::ScalarType::U32,
-        Scalar::I64 => art::ScalarType::I64,
-        Scalar::U64 => art::ScalarType::U64,
-        Scalar::F32 => art::ScalarType::F32,
-        Scalar::F64 => art::ScalarType::F64,
-        Scalar::Node => art::ScalarType::Node,
-        Scalar::Edge => art::ScalarType::Edge,
-    }
-}
-
 /// The worklists kernel `k` pushes to (directly or in the functions it calls), by index, in order: the ones whose
 /// spent push counter its first iteration zeroes (see the kernel ABI in `irgc-artifact`).
 pub fn pushed_worklists(m: &Module, k: &Kernel) -> Vec<usize> {
     kernel_effects(m, k).0.into_iter().collect()
-}
-
-/// The artifact's name for an IR reduction.
-pub fn reduce_op(op: crate::ir::ReduceOp) -> art::ReduceOp {
-    use crate::ir::ReduceOp as R;
-    match op {
-        R::Any => art::ReduceOp::Any,
-        R::All => art::ReduceOp::All,
-        R::Sum => art::ReduceOp::Sum,
-        R::Min => art::ReduceOp::Min,
-        R::Max => art::ReduceOp::Max,
-    }
 }

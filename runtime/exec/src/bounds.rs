@@ -5,7 +5,7 @@
 //! The rule is the backends' own: each dimension has `max(end - start, 0)` iterations, the comparison signed for
 //! signed bound types, and a 2-D space is the product of its dimensions.
 
-use irgc_artifact::{HostExpr, ScalarType};
+use irgc_artifact::{HostExpr, Scalar};
 
 use crate::error::RunError;
 use crate::eval::{binary, eval, to_i64, Env};
@@ -26,7 +26,7 @@ pub fn space_size(kernel: &str, bounds: &[(HostExpr, HostExpr)], env: &dyn Env) 
 }
 
 /// `max(end - start, 0)` for bounds of type `ty` (as bits).
-pub fn range_len(ty: ScalarType, start: u64, end: u64) -> Result<u64, RunError> {
+pub fn range_len(ty: Scalar, start: u64, end: u64) -> Result<u64, RunError> {
     if ty.is_float() {
         return Err(RunError::Plan(format!("a range has {} bounds; ranges need integer bounds", ty.name())));
     }
@@ -39,7 +39,7 @@ pub fn range_len(ty: ScalarType, start: u64, end: u64) -> Result<u64, RunError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use irgc_artifact::{HostExprKind, ScalarType as T};
+    use irgc_artifact::{HostExprKind, Scalar as T};
 
     use crate::eval::StaticEnv;
 

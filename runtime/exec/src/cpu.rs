@@ -8,7 +8,7 @@
 //! (`context::sync_worklist` after every swap), and passes iteration ranges within the space size it computed for
 //! that very context.
 
-use irgc_artifact::{reduce_combine, reduce_identity, KernelDesc, ReduceOp, ScalarType};
+use irgc_artifact::{reduce_combine, reduce_identity, KernelDesc, ReduceOp, Scalar};
 use rayon::prelude::*;
 
 use crate::device::{Device, Launched};
@@ -102,9 +102,9 @@ fn run_space(
     k: usize,
     ctx: &[u64],
     size: u64,
-    reduction: Option<(ReduceOp, ScalarType)>,
+    reduction: Option<(ReduceOp, Scalar)>,
 ) -> u64 {
-    let (op, ty) = reduction.unwrap_or((ReduceOp::Any, ScalarType::Bool));
+    let (op, ty) = reduction.unwrap_or((ReduceOp::Any, Scalar::Bool));
     let identity = reduce_identity(op, ty);
     if size == 0 {
         return identity;

@@ -7,7 +7,7 @@
 //! overflow flag fails the run; retried items are relaunched over until none are retried; finally each pushed
 //! worklist's current items become what was pushed (the two buffers, and the two push counters, swap roles).
 
-use irgc_artifact::{reduce_combine, KernelDesc, ScalarType, Space, WorklistSlot};
+use irgc_artifact::{reduce_combine, KernelDesc, Scalar, Space, WorklistSlot};
 
 use crate::bounds;
 use crate::context;
@@ -60,7 +60,7 @@ impl<D: Device> Env for BoundsEnv<'_, '_, D> {
 impl<D: Device> Machine<'_, D> {
     /// Launches kernel `k` with `args` (typed bits) and returns its reduction result (the identity's bits, or 0,
     /// when it has none).
-    pub(crate) fn launch(&mut self, k: usize, args: &[(ScalarType, u64)]) -> Result<u64, RunError> {
+    pub(crate) fn launch(&mut self, k: usize, args: &[(Scalar, u64)]) -> Result<u64, RunError> {
         let artifact = self.artifact;
         let desc: &KernelDesc = artifact
             .kernels

@@ -13,7 +13,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use irgc_artifact::{Artifact, ScalarType, Shape};
+use irgc_artifact::{Artifact, Scalar, Shape};
 use irgc_graph::{Csr, Weights};
 use rayon::prelude::*;
 
@@ -124,7 +124,7 @@ fn locate(elem_size: usize, i: u64) -> (usize, u32) {
 /// One global array.
 pub struct Global<B = Buffer> {
     pub name: String,
-    pub elem: ScalarType,
+    pub elem: Scalar,
     /// Elements per dimension: `[len, 1]` for node and edge arrays and 1-D dense arrays.
     pub dims: [u64; 2],
     /// Number of dimensions as declared (1 or 2; node and edge arrays have 1).
@@ -178,7 +178,7 @@ impl<B> Global<B> {
 /// `irgc-artifact`: a pushing kernel zeroes the one it does not count in), the retry counter and the overflow flag.
 pub struct Worklist<B = Buffer> {
     pub name: String,
-    pub elem: ScalarType,
+    pub elem: Scalar,
     pub capacity: u64,
     /// `bufs[cur]` holds the current items, `bufs[1 - cur]` receives pushes.
     pub bufs: [B; 2],
@@ -402,7 +402,7 @@ impl<B: DeviceBuffer> Memory<B> {
 ///
 /// Integer weights must fit the type; float weights convert to an integer type only when every one is integral
 /// (a silent truncation would change the answer without a word).
-pub fn convert_weights(graph: &Csr, graph_name: &str, ty: ScalarType) -> Result<Vec<u64>, RunError> {
+pub fn convert_weights(graph: &Csr, graph_name: &str, ty: Scalar) -> Result<Vec<u64>, RunError> {
     let Some(w) = &graph.weights else {
         return Err(RunError::Graph(format!(
             "the program reads edge weights (`graph G(weight: {})`) but {graph_name} has none; add \
@@ -415,12 +415,12 @@ pub fn convert_weights(graph: &Csr, graph_name: &str, ty: ScalarType) -> Result<
         format!("{} -> {}", graph.labels.label(src), graph.labels.label(graph.col[e]))
     };
     let (lo, hi): (i128, i128) = match ty {
-        ScalarType::Bool => (0, 1),
-        ScalarType::I32 => (i32::MIN as i128, i32::MAX as i128),
-        ScalarType::U32 | ScalarType::Node => (0, u32::MAX as i128),
-        ScalarType::I64 => (i64::MIN as i128, i64::MAX as i128),
-        ScalarType::U64 | ScalarType::Edge => (0, u64::MAX as i128),
-        ScalarType::F32 | ScalarType::F64 => (0, 0),
+        Scalar::Bool => (0, 1),
+        Scalar::I32 => (i32::MIN as i128, i32::MAX as i128),
+        Scalar::U32 | Scalar::Node => (0, u32::MAX as i128),
+        Scalar::I64 => (i64::MIN as i128, i64::MAX as i128),
+        Scalar::U64 | Scalar::Edge => (0, u64::MAX as i128),
+        Scalar::F32 | Scalar::F64 => (0, 0),
     };
     let int_bits = |v: i128, e: usize| -> Result<u64, RunError> {
         if v < lo || v > hi {

@@ -14,7 +14,7 @@
 
 use std::io::{self, Write};
 
-use irgc_artifact::{Artifact, CheckDesc, ScalarType};
+use irgc_artifact::{Artifact, CheckDesc, Scalar};
 use irgc_graph::Csr;
 use serde::Serialize;
 
@@ -39,7 +39,7 @@ pub enum OutputShape {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutputData {
     pub name: String,
-    pub elem: ScalarType,
+    pub elem: Scalar,
     pub shape: OutputShape,
     /// What a value equal to the type's `inf` is written as: the output's meaning decides (see [`absent_word`]).
     pub absent: &'static str,
@@ -92,15 +92,15 @@ pub(crate) fn read_outputs<D: Device>(
 
 /// A value of type `ty` as text: `absent` for the type's largest value, floats in Rust's shortest round-trip form,
 /// signed integers with their sign, bools as `true`/`false`.
-pub fn format_value(ty: ScalarType, bits: u64, absent: &str) -> String {
-    if ty != ScalarType::Bool && bits == ty.inf_bits() {
+pub fn format_value(ty: Scalar, bits: u64, absent: &str) -> String {
+    if ty != Scalar::Bool && bits == ty.inf_bits() {
         return absent.to_string();
     }
     match ty {
-        ScalarType::Bool => (bits != 0).to_string(),
-        ScalarType::F32 => f32::from_bits(bits as u32).to_string(),
-        ScalarType::F64 => f64::from_bits(bits).to_string(),
-        ScalarType::I32 | ScalarType::I64 => to_i64(ty, bits).to_string(),
+        Scalar::Bool => (bits != 0).to_string(),
+        Scalar::F32 => f32::from_bits(bits as u32).to_string(),
+        Scalar::F64 => f64::from_bits(bits).to_string(),
+        Scalar::I32 | Scalar::I64 => to_i64(ty, bits).to_string(),
         _ => bits.to_string(),
     }
 }
@@ -109,14 +109,14 @@ pub fn format_value(ty: ScalarType, bits: u64, absent: &str) -> String {
 /// so they use a large sentinel instead (`fw_blocked.irg` uses `i32::MAX / 2`, so that adding two never
 /// overflows). The rule: a value at or above half the type's largest value is unreached; for floats also any
 /// infinity or NaN. Negative values of signed types are reachable (negative distances are a program's business).
-pub fn dense_unreached(ty: ScalarType, bits: u64) -> bool {
+pub fn dense_unreached(ty: Scalar, bits: u64) -> bool {
     match ty {
-        ScalarType::F32 | ScalarType::F64 => {
+        Scalar::F32 | Scalar::F64 => {
             let x = to_f64(ty, bits);
-            let half = if ty == ScalarType::F32 { f32::MAX as f64 / 2.0 } else { f64::MAX / 2.0 };
+            let half = if ty == Scalar::F32 { f32::MAX as f64 / 2.0 } else { f64::MAX / 2.0 };
             !x.is_finite() || x >= half
         }
-        ScalarType::I32 | ScalarType::I64 => to_i64(ty, bits) >= to_i64(ty, ty.inf_bits()) / 2,
+        Scalar::I32 | Scalar::I64 => to_i64(ty, bits) >= to_i64(ty, ty.inf_bits()) / 2,
         _ => bits >= ty.inf_bits() / 2,
     }
 }

@@ -4,7 +4,7 @@
 //! through the graph's labels: on a 1-based file `--param source=1` is internal node 0. Every failure names the
 //! param and says what would be accepted, since a typo here otherwise shows up as a wrong answer much later.
 
-use irgc_artifact::{Artifact, ParamDesc, ScalarType};
+use irgc_artifact::{Artifact, ParamDesc, Scalar};
 use irgc_graph::{Csr, NodeLabels};
 
 use crate::error::RunError;
@@ -54,7 +54,7 @@ pub fn parse_param(p: &ParamDesc, graph: &Csr, text: &str) -> Result<u64, RunErr
     let bad =
         |expected: &str| RunError::Param(format!("bad value `{text}` for param `{}`: expected {expected}", p.name));
     let t = text.trim();
-    if t == "inf" && p.ty != ScalarType::Bool && p.ty != ScalarType::Node {
+    if t == "inf" && p.ty != Scalar::Bool && p.ty != Scalar::Node {
         return Ok(p.ty.inf_bits());
     }
     let int = |lo: i128, hi: i128, what: &str| -> Result<u64, RunError> {
@@ -62,17 +62,17 @@ pub fn parse_param(p: &ParamDesc, graph: &Csr, text: &str) -> Result<u64, RunErr
         Ok(normalize(p.ty, v as i64 as u64))
     };
     match p.ty {
-        ScalarType::Bool => match t {
+        Scalar::Bool => match t {
             "true" | "1" => Ok(1),
             "false" | "0" => Ok(0),
             _ => Err(bad("true or false")),
         },
-        ScalarType::I32 => int(i32::MIN as i128, i32::MAX as i128, "an i32"),
-        ScalarType::U32 => int(0, u32::MAX as i128, "a u32"),
-        ScalarType::I64 => int(i64::MIN as i128, i64::MAX as i128, "an i64"),
-        ScalarType::U64 => int(0, u64::MAX as i128, "a u64"),
-        ScalarType::F32 | ScalarType::F64 => t.parse::<f64>().map(|x| from_f64(p.ty, x)).map_err(|_| bad("a number")),
-        ScalarType::Edge => {
+        Scalar::I32 => int(i32::MIN as i128, i32::MAX as i128, "an i32"),
+        Scalar::U32 => int(0, u32::MAX as i128, "a u32"),
+        Scalar::I64 => int(i64::MIN as i128, i64::MAX as i128, "an i64"),
+        Scalar::U64 => int(0, u64::MAX as i128, "a u64"),
+        Scalar::F32 | Scalar::F64 => t.parse::<f64>().map(|x| from_f64(p.ty, x)).map_err(|_| bad("a number")),
+        Scalar::Edge => {
             let m = graph.num_edges();
             let e = parse_int(t).ok_or_else(|| bad("an edge index"))?;
             if e < 0 || e >= m as i128 {
@@ -80,7 +80,7 @@ pub fn parse_param(p: &ParamDesc, graph: &Csr, text: &str) -> Result<u64, RunErr
             }
             Ok(e as u64)
         }
-        ScalarType::Node => {
+        Scalar::Node => {
             // `#i`: the node at position i (0-based) in the graph, whatever the file calls it.
             if let Some(index) = t.strip_prefix('#') {
                 let n = graph.num_nodes() as i128;

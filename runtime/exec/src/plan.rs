@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use irgc_artifact::{Artifact, BinaryOp, HostExpr, HostStmt, Layout, PipeState, ScalarType};
+use irgc_artifact::{Artifact, BinaryOp, HostExpr, HostStmt, Layout, PipeState, Scalar};
 
 use crate::context;
 use crate::device::{Device, PipeRun};
@@ -91,7 +91,7 @@ impl<'a, D: Device> Machine<'a, D> {
         eval::eval(e, self)
     }
 
-    fn local_ty(&self, i: usize) -> Result<ScalarType, RunError> {
+    fn local_ty(&self, i: usize) -> Result<Scalar, RunError> {
         self.artifact
             .plan
             .locals

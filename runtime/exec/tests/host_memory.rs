@@ -7,7 +7,7 @@ use common::*;
 use irgc_artifact::*;
 use std::sync::atomic::Ordering::Relaxed;
 
-use ScalarType as T;
+use Scalar as T;
 
 #[test]
 fn fill_store_load_round_trip_through_kernels() {

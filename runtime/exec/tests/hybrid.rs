@@ -12,27 +12,27 @@ use irgc_runtime::Mode;
 fn switches_dense_sparse_dense_sparse() {
     let g = graph(16, &[], false, 0);
     let mut a = artifact("hybrid", None);
-    a.worklists = vec![WorklistDesc { name: "wl".into(), elem: ScalarType::Node }];
+    a.worklists = vec![WorklistDesc { name: "wl".into(), elem: Scalar::Node }];
     let mut shrink = kdesc("shrink", vec![], Space::Worklist(0));
     shrink.pushes = vec![0];
     let mut grow = kdesc("grow", vec![], Space::Nodes);
     grow.pushes = vec![0];
     a.kernels = vec![shrink, grow];
-    let r = || local(ScalarType::U32, 0);
-    a.plan.locals = vec![("r".into(), ScalarType::U32), ("v".into(), ScalarType::U32)];
+    let r = || local(Scalar::U32, 0);
+    a.plan.locals = vec![("r".into(), Scalar::U32), ("v".into(), Scalar::U32)];
     a.plan.body = vec![
         HostStmt::For {
             var: 1,
             start: u32c(0),
             end: num_nodes(),
-            body: vec![HostStmt::Push { worklist: 0, value: cast(ScalarType::Node, local(ScalarType::U32, 1)) }],
+            body: vec![HostStmt::Push { worklist: 0, value: cast(Scalar::Node, local(Scalar::U32, 1)) }],
         },
         HostStmt::Pipe {
             worklist: 0,
             body: vec![
                 HostStmt::Hybrid {
                     worklist: 0,
-                    threshold: lit(ScalarType::F64, 0.5f64.to_bits()),
+                    threshold: lit(Scalar::F64, 0.5f64.to_bits()),
                     dense: vec![invoke(0, vec![], None)],
                     sparse: vec![invoke(1, vec![], None)],
                 },
@@ -80,13 +80,13 @@ fn switches_dense_sparse_dense_sparse() {
 fn the_threshold_itself_is_sparse() {
     let g = graph(10, &[], false, 0);
     let mut a = artifact("edge", None);
-    a.worklists = vec![WorklistDesc { name: "wl".into(), elem: ScalarType::Node }];
-    a.globals = vec![GlobalDesc { name: "which".into(), elem: ScalarType::U32, shape: Shape::Dense(vec![u32c(2)]) }];
-    a.plan.body = (0..5).map(|i| HostStmt::Push { worklist: 0, value: lit(ScalarType::Node, i) }).collect();
+    a.worklists = vec![WorklistDesc { name: "wl".into(), elem: Scalar::Node }];
+    a.globals = vec![GlobalDesc { name: "which".into(), elem: Scalar::U32, shape: Shape::Dense(vec![u32c(2)]) }];
+    a.plan.body = (0..5).map(|i| HostStmt::Push { worklist: 0, value: lit(Scalar::Node, i) }).collect();
     let mark = |i: u32| vec![HostStmt::Store { global: 0, index: vec![u32c(i)], value: u32c(1) }];
     a.plan.body.push(HostStmt::Hybrid {
         worklist: 0,
-        threshold: lit(ScalarType::F64, 0.5f64.to_bits()),
+        threshold: lit(Scalar::F64, 0.5f64.to_bits()),
         dense: mark(0),
         sparse: mark(1),
     });

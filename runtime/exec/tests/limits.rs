@@ -11,7 +11,7 @@ fn a_kernel_pushing_past_capacity_fails_naming_the_worklist() {
     // 5 nodes, 0 edges: capacity 6; every node pushes itself twice (10 items).
     let g = graph(5, &[], false, 0);
     let mut a = artifact("overflow", None);
-    a.worklists = vec![WorklistDesc { name: "todo".into(), elem: ScalarType::Node }];
+    a.worklists = vec![WorklistDesc { name: "todo".into(), elem: Scalar::Node }];
     let mut k = kdesc("twice", vec![], Space::Nodes);
     k.pushes = vec![0];
     a.kernels = vec![k];
@@ -29,8 +29,8 @@ fn a_kernel_pushing_past_capacity_fails_naming_the_worklist() {
 fn a_host_push_past_capacity_fails() {
     let g = graph(1, &[], false, 0);
     let mut a = artifact("overflow", None);
-    a.worklists = vec![WorklistDesc { name: "todo".into(), elem: ScalarType::Node }];
-    a.plan.body = (0..3).map(|_| HostStmt::Push { worklist: 0, value: lit(ScalarType::Node, 0) }).collect();
+    a.worklists = vec![WorklistDesc { name: "todo".into(), elem: Scalar::Node }];
+    a.plan.body = (0..3).map(|_| HostStmt::Push { worklist: 0, value: lit(Scalar::Node, 0) }).collect();
     let err = run(&a, &g, &[], vec![]).err().unwrap();
     assert_eq!(err.to_string(), "worklist `todo` is full: the plan pushed more than its capacity of 2 items");
 }
@@ -52,7 +52,7 @@ fn a_runaway_loop_stops_at_the_launch_limit() {
     assert!(err.to_string().starts_with("stopped after 50 kernel launches (the last one: `spin`)"), "{err}");
 }
 
-fn dense(name: &str, elem: ScalarType, dims: Vec<HostExpr>) -> Artifact {
+fn dense(name: &str, elem: Scalar, dims: Vec<HostExpr>) -> Artifact {
     let mut a = artifact("big", None);
     a.globals = vec![GlobalDesc { name: name.into(), elem, shape: Shape::Dense(dims) }];
     a
@@ -61,7 +61,7 @@ fn dense(name: &str, elem: ScalarType, dims: Vec<HostExpr>) -> Artifact {
 #[test]
 fn arrays_beyond_available_memory_are_refused_by_name() {
     let g = graph(1000, &[], false, 0);
-    let a = dense("dist", ScalarType::I32, vec![num_nodes(), num_nodes()]);
+    let a = dense("dist", Scalar::I32, vec![num_nodes(), num_nodes()]);
     let opts = RunOptions { memory_limit: Some(1 << 20), ..Default::default() };
     let err = run_with(&a, &g, &[], vec![], opts).err().unwrap();
     assert!(matches!(err, RunError::Memory(_)));
@@ -72,8 +72,8 @@ fn arrays_beyond_available_memory_are_refused_by_name() {
 #[test]
 fn arrays_beyond_a_tebibyte_are_refused_whatever_the_machine() {
     let g = graph(1, &[], false, 0);
-    let big = lit(ScalarType::U64, 1 << 21);
-    let a = dense("huge", ScalarType::F64, vec![big.clone(), big]);
+    let big = lit(Scalar::U64, 1 << 21);
+    let a = dense("huge", Scalar::F64, vec![big.clone(), big]);
     let err = run(&a, &g, &[], vec![]).err().unwrap();
     assert_eq!(
         err.to_string(),
@@ -81,7 +81,7 @@ fn arrays_beyond_a_tebibyte_are_refused_whatever_the_machine() {
          limit of 2^40 bytes per array; check its size"
     );
     // A product that overflows 64 bits is refused the same way.
-    let a = dense("worse", ScalarType::U32, vec![lit(ScalarType::U64, u64::MAX), lit(ScalarType::U64, 4)]);
+    let a = dense("worse", Scalar::U32, vec![lit(Scalar::U64, u64::MAX), lit(Scalar::U64, 4)]);
     let err = run(&a, &g, &[], vec![]).err().unwrap();
     assert!(err.to_string().contains("would need more than 2^64 bytes"), "{err}");
 }

@@ -45,8 +45,8 @@ fn outlined_bfs() -> Artifact {
     }
     a.plan.body.push(HostStmt::Store {
         global: 0,
-        index: vec![cast(ScalarType::Node, u32c(1))],
-        value: local(ScalarType::U32, 0),
+        index: vec![cast(Scalar::Node, u32c(1))],
+        value: local(Scalar::U32, 0),
     });
     a
 }
@@ -124,7 +124,7 @@ fn loops_are_offered_to_the_device_only_when_asked() {
     a.plan.body = vec![HostStmt::Loop {
         body: vec![],
         continuing: vec![],
-        break_if: Some(lit(ScalarType::Bool, 1)),
+        break_if: Some(lit(Scalar::Bool, 1)),
         outlined: Some(0),
     }];
     a.outputs = vec![];

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use irgc_artifact::ScalarType as T;
+use irgc_artifact::Scalar as T;
 use irgc_runtime::{digest, format_value, write_outputs, OutputData, OutputShape};
 
 fn text(g: &irgc_graph::Csr, outputs: &[OutputData]) -> String {

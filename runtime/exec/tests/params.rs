@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use irgc_artifact::{ParamDesc, ScalarType as T, Value};
+use irgc_artifact::{ParamDesc, Scalar as T, Value};
 use irgc_graph::{Csr, NodeLabels};
 use irgc_runtime::{resolve_params, split_param};
 

@@ -15,12 +15,12 @@ fn reductions_combine_across_chunks() {
     let g = graph(n, &[], false, 0);
     let mut a = artifact("reduce", None);
     let specs = [
-        (ReduceOp::Sum, ScalarType::U64),
-        (ReduceOp::Min, ScalarType::I32),
-        (ReduceOp::Max, ScalarType::F64),
-        (ReduceOp::Any, ScalarType::Bool),
-        (ReduceOp::All, ScalarType::Bool),
-        (ReduceOp::Sum, ScalarType::U32),
+        (ReduceOp::Sum, Scalar::U64),
+        (ReduceOp::Min, Scalar::I32),
+        (ReduceOp::Max, Scalar::F64),
+        (ReduceOp::Any, Scalar::Bool),
+        (ReduceOp::All, Scalar::Bool),
+        (ReduceOp::Sum, Scalar::U32),
     ];
     for (i, &(op, ty)) in specs.iter().enumerate() {
         let mut k = kdesc(&format!("k{i}"), vec![], Space::Nodes);
@@ -30,24 +30,21 @@ fn reductions_combine_across_chunks() {
     a.plan.locals = specs.iter().enumerate().map(|(i, &(_, ty))| (format!("r{i}"), ty)).collect();
     a.plan.body = (0..specs.len()).map(|i| invoke(i, vec![], Some(i))).collect();
     // Results land in locals; store them in a global to read them back.
-    a.globals = vec![GlobalDesc {
-        name: "out".into(),
-        elem: ScalarType::U64,
-        shape: Shape::Dense(vec![lit(ScalarType::U64, 6)]),
-    }];
+    a.globals =
+        vec![GlobalDesc { name: "out".into(), elem: Scalar::U64, shape: Shape::Dense(vec![lit(Scalar::U64, 6)]) }];
     for (i, &(_, ty)) in specs.iter().enumerate() {
         // A cast keeps the value (19999.5 -> 19999, -7000 sign-extended), not the bits.
-        let value = if ty == ScalarType::U64 { local(ty, i) } else { cast(ScalarType::U64, local(ty, i)) };
-        a.plan.body.push(HostStmt::Store { global: 0, index: vec![lit(ScalarType::U64, i as u64)], value });
+        let value = if ty == Scalar::U64 { local(ty, i) } else { cast(Scalar::U64, local(ty, i)) };
+        a.plan.body.push(HostStmt::Store { global: 0, index: vec![lit(Scalar::U64, i as u64)], value });
     }
     let kernels = vec![
-        reducing(ReduceOp::Sum, ScalarType::U64, |_, v| Some(v)),
-        reducing(ReduceOp::Min, ScalarType::I32, |_, v| Some((v as i32 - 7000) as u32 as u64)),
-        reducing(ReduceOp::Max, ScalarType::F64, |_, v| Some((v as f64 + 0.5).to_bits())),
-        reducing(ReduceOp::Any, ScalarType::Bool, |_, v| (v == 12_345).then_some(1)),
-        reducing(ReduceOp::All, ScalarType::Bool, |_, v| Some((v != 19_000) as u64)),
+        reducing(ReduceOp::Sum, Scalar::U64, |_, v| Some(v)),
+        reducing(ReduceOp::Min, Scalar::I32, |_, v| Some((v as i32 - 7000) as u32 as u64)),
+        reducing(ReduceOp::Max, Scalar::F64, |_, v| Some((v as f64 + 0.5).to_bits())),
+        reducing(ReduceOp::Any, Scalar::Bool, |_, v| (v == 12_345).then_some(1)),
+        reducing(ReduceOp::All, Scalar::Bool, |_, v| Some((v != 19_000) as u64)),
         // Wraps at 32 bits: 20000 * 300000 = 6e9.
-        reducing(ReduceOp::Sum, ScalarType::U32, |_, _| Some(300_000)),
+        reducing(ReduceOp::Sum, Scalar::U32, |_, _| Some(300_000)),
     ];
     let run = run_with(&a, &g, &[], kernels, RunOptions { threads: Some(3), ..Default::default() }).unwrap();
     let out = run.global(0).unwrap();
@@ -66,13 +63,13 @@ fn empty_space_gives_the_identity() {
     let g = graph(0, &[], false, 0);
     let mut a = artifact("empty", None);
     let mut k = kdesc("k", vec![], Space::Nodes);
-    k.reduction = Some((ReduceOp::Min, ScalarType::U32));
+    k.reduction = Some((ReduceOp::Min, Scalar::U32));
     a.kernels = vec![k];
-    a.plan.locals = vec![("r".into(), ScalarType::U32)];
+    a.plan.locals = vec![("r".into(), Scalar::U32)];
     a.plan.body = vec![invoke(0, vec![], Some(0))];
-    a.globals = vec![GlobalDesc { name: "out".into(), elem: ScalarType::U32, shape: Shape::Dense(vec![u32c(1)]) }];
-    a.plan.body.push(HostStmt::Store { global: 0, index: vec![u32c(0)], value: local(ScalarType::U32, 0) });
-    let run = run(&a, &g, &[], vec![reducing(ReduceOp::Min, ScalarType::U32, |_, _| Some(0))]).unwrap();
+    a.globals = vec![GlobalDesc { name: "out".into(), elem: Scalar::U32, shape: Shape::Dense(vec![u32c(1)]) }];
+    a.plan.body.push(HostStmt::Store { global: 0, index: vec![u32c(0)], value: local(Scalar::U32, 0) });
+    let run = run(&a, &g, &[], vec![reducing(ReduceOp::Min, Scalar::U32, |_, _| Some(0))]).unwrap();
     assert_eq!(run.global(0).unwrap(), vec![u32::MAX as u64]);
 }
 
@@ -82,29 +79,29 @@ fn an_any_reduction_drives_a_loop() {
     let g = graph(7, &[(0, 1), (1, 2), (3, 4), (5, 6), (6, 4)], true, 0);
     let mut a = artifact("cc", None);
     a.needs_sources = true;
-    a.globals = vec![node_global("label", ScalarType::Node)];
+    a.globals = vec![node_global("label", Scalar::Node)];
     let mut init = kdesc("init", vec![], Space::Nodes);
     init.params = vec![];
     let mut prop = kdesc("propagate", vec![], Space::Edges);
-    prop.reduction = Some((ReduceOp::Any, ScalarType::Bool));
+    prop.reduction = Some((ReduceOp::Any, Scalar::Bool));
     a.kernels = vec![init, prop];
-    a.plan.locals = vec![("changed".into(), ScalarType::Bool), ("rounds".into(), ScalarType::U32)];
+    a.plan.locals = vec![("changed".into(), Scalar::Bool), ("rounds".into(), Scalar::U32)];
     a.plan.body = vec![
         invoke(0, vec![], None),
         HostStmt::Loop {
             body: vec![
                 invoke(1, vec![], Some(0)),
-                HostStmt::Assign { local: 1, value: bin(BinaryOp::Add, local(ScalarType::U32, 1), u32c(1)) },
+                HostStmt::Assign { local: 1, value: bin(BinaryOp::Add, local(Scalar::U32, 1), u32c(1)) },
             ],
             continuing: vec![],
-            break_if: Some(not(local(ScalarType::Bool, 0))),
+            break_if: Some(not(local(Scalar::Bool, 0))),
             outlined: None,
         },
     ];
     a.outputs = vec![OutputDesc { global: 0, check: Some(CheckDesc::Components) }];
     let kernels = vec![
         kernel(|c, v| c.g32(0)[v as usize].store(v as u32, Relaxed)),
-        reducing(ReduceOp::Any, ScalarType::Bool, |c, e| {
+        reducing(ReduceOp::Any, Scalar::Bool, |c, e| {
             let (s, d) = (c.src()[e as usize] as usize, c.col()[e as usize] as usize);
             let label = c.g32(0);
             let ls = label[s].load(Relaxed);

@@ -11,19 +11,19 @@ use std::sync::atomic::Ordering::Relaxed;
 fn relaunches_until_no_retries_then_restores_the_worklist() {
     let g = graph(8, &[], false, 0);
     let mut a = artifact("retry", None);
-    a.globals = vec![node_global("visits", ScalarType::U32)];
-    a.worklists = vec![WorklistDesc { name: "wl".into(), elem: ScalarType::Node }];
+    a.globals = vec![node_global("visits", Scalar::U32)];
+    a.worklists = vec![WorklistDesc { name: "wl".into(), elem: Scalar::Node }];
     let mut k = kdesc("work", vec![], Space::Worklist(0));
     k.retries = Some(0);
-    k.reduction = Some((ReduceOp::Sum, ScalarType::U64));
+    k.reduction = Some((ReduceOp::Sum, Scalar::U64));
     a.kernels = vec![k];
-    a.plan.locals = vec![("total".into(), ScalarType::U64)];
-    a.plan.body = (0..8).map(|i| HostStmt::Push { worklist: 0, value: lit(ScalarType::Node, i) }).collect();
+    a.plan.locals = vec![("total".into(), Scalar::U64)];
+    a.plan.body = (0..8).map(|i| HostStmt::Push { worklist: 0, value: lit(Scalar::Node, i) }).collect();
     a.plan.body.push(invoke(0, vec![], Some(0)));
-    a.globals.push(GlobalDesc { name: "total".into(), elem: ScalarType::U64, shape: Shape::Dense(vec![u32c(1)]) });
-    a.plan.body.push(HostStmt::Store { global: 1, index: vec![u32c(0)], value: local(ScalarType::U64, 0) });
+    a.globals.push(GlobalDesc { name: "total".into(), elem: Scalar::U64, shape: Shape::Dense(vec![u32c(1)]) });
+    a.plan.body.push(HostStmt::Store { global: 1, index: vec![u32c(0)], value: local(Scalar::U64, 0) });
     // Node v is processed max(v, 1) times: each visit below v retries it.
-    let kernels = vec![reducing(ReduceOp::Sum, ScalarType::U64, |c, i| {
+    let kernels = vec![reducing(ReduceOp::Sum, Scalar::U64, |c, i| {
         let v = c.items(0)[i as usize];
         let seen = c.g32(0)[v as usize].fetch_add(1, Relaxed) + 1;
         if seen < v {
@@ -47,7 +47,7 @@ fn relaunches_until_no_retries_then_restores_the_worklist() {
 fn retry_from_a_kernel_that_does_not_sweep_the_worklist_is_refused() {
     let g = graph(2, &[], false, 0);
     let mut a = artifact("bad", None);
-    a.worklists = vec![WorklistDesc { name: "wl".into(), elem: ScalarType::Node }];
+    a.worklists = vec![WorklistDesc { name: "wl".into(), elem: Scalar::Node }];
     let mut k = kdesc("k", vec![], Space::Nodes);
     k.retries = Some(0);
     a.kernels = vec![k];

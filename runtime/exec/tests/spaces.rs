@@ -7,7 +7,7 @@ use common::*;
 use irgc_artifact::*;
 use std::sync::atomic::Ordering::Relaxed;
 
-use ScalarType as T;
+use Scalar as T;
 
 #[test]
 fn a_2d_range_sized_by_its_arguments() {

@@ -8,7 +8,7 @@ use common::*;
 use irgc_artifact::*;
 use irgc_runtime::{verify, OutputData, OutputShape, RunError};
 
-use ScalarType as T;
+use Scalar as T;
 
 #[test]
 fn a_correct_bfs_verifies() {

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use irgc_artifact::ScalarType as T;
+use irgc_artifact::Scalar as T;
 use irgc_graph::Weights;
 use irgc_runtime::memory::convert_weights;
 

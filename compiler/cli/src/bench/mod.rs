@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use irgc_artifact::{Artifact, ScalarType};
+use irgc_artifact::{Artifact, Scalar};
 use irgc_runtime::{RunOptions, DEFAULT_MAX_LAUNCHES};
 
 use crate::graph_input::{self, GraphArgs, LoadedGraph};
@@ -264,7 +264,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
         // `exec` (the run's memory) is dropped here, before the next run allocates its own.
     }
     let (verified, detail) = verdict.ok_or_else(|| anyhow!("no run was made"))?;
-    let weight_size = artifact.graph.as_ref().and_then(|g| g.weight).map(ScalarType::size);
+    let weight_size = artifact.graph.as_ref().and_then(|g| g.weight).map(Scalar::size);
     let backend = if args.backend == Backend::Cuda { "cuda" } else { "cpu" };
     let row = make_row(args, &program.stem, graph, backend, threads, Timings { compute, setup, launches }, weight_size);
     finish_row(row, verified, detail, results);
@@ -284,7 +284,7 @@ fn bench_baseline(
     let source = if algo.needs_source() { source_of(program, g)? } else { 0 };
     // Converted once, outside any timing, as the runtime converts them in its setup.
     let weights: Option<Vec<u32>> = if algo.reads_weights() {
-        let bits = irgc_runtime::memory::convert_weights(g, &graph.name, ScalarType::U32)?;
+        let bits = irgc_runtime::memory::convert_weights(g, &graph.name, Scalar::U32)?;
         Some(bits.into_iter().map(|b| b as u32).collect())
     } else {
         None
@@ -321,8 +321,8 @@ fn source_of(program: &Program, g: &irgc_graph::Csr) -> Result<u32> {
     let descs = &program.artifact.params;
     let i = descs
         .iter()
-        .position(|p| p.name == "source" && p.ty == ScalarType::Node)
-        .or_else(|| descs.iter().position(|p| p.ty == ScalarType::Node))
+        .position(|p| p.name == "source" && p.ty == Scalar::Node)
+        .or_else(|| descs.iter().position(|p| p.ty == Scalar::Node))
         .ok_or_else(|| anyhow!("program `{}` has no node param to start the baseline from", program.stem))?;
     Ok(params[i] as u32)
 }

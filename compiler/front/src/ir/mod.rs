@@ -34,91 +34,10 @@ pub mod print;
 pub mod validate;
 
 pub use arena::{Arena, Handle};
+/// The scalar types and operators are defined once, with their semantics, in `irgc-scalar`.
+pub use irgc_scalar::{AtomicOp, BinaryOp, MathFn, ReduceOp, Scalar, UnaryOp};
 
 use crate::span::Span;
-use std::fmt;
-
-/// The scalar types. `Node` and `Edge` are ids: a node id is 32-bit, an edge id 64-bit (graphs may have more than
-/// 2^32 edges); they compare like unsigned integers but take no arithmetic without a cast.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Scalar {
-    Bool,
-    I32,
-    U32,
-    I64,
-    U64,
-    F32,
-    F64,
-    Node,
-    Edge,
-}
-
-impl Scalar {
-    pub fn from_name(name: &str) -> Option<Scalar> {
-        Some(match name {
-            "bool" => Scalar::Bool,
-            "i32" => Scalar::I32,
-            "u32" => Scalar::U32,
-            "i64" => Scalar::I64,
-            "u64" => Scalar::U64,
-            "f32" => Scalar::F32,
-            "f64" => Scalar::F64,
-            "node" => Scalar::Node,
-            "edge" => Scalar::Edge,
-            _ => return None,
-        })
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Scalar::Bool => "bool",
-            Scalar::I32 => "i32",
-            Scalar::U32 => "u32",
-            Scalar::I64 => "i64",
-            Scalar::U64 => "u64",
-            Scalar::F32 => "f32",
-            Scalar::F64 => "f64",
-            Scalar::Node => "node",
-            Scalar::Edge => "edge",
-        }
-    }
-
-    /// Plain integers (not ids, not bool).
-    pub fn is_int(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64)
-    }
-
-    pub fn is_signed(self) -> bool {
-        matches!(self, Scalar::I32 | Scalar::I64)
-    }
-
-    pub fn is_float(self) -> bool {
-        matches!(self, Scalar::F32 | Scalar::F64)
-    }
-
-    pub fn is_numeric(self) -> bool {
-        self.is_int() || self.is_float()
-    }
-
-    pub fn is_id(self) -> bool {
-        matches!(self, Scalar::Node | Scalar::Edge)
-    }
-
-    /// Size in bits as stored in device memory.
-    pub fn bits(self) -> u32 {
-        match self {
-            Scalar::Bool => 8,
-            Scalar::I32 | Scalar::U32 | Scalar::F32 | Scalar::Node => 32,
-            Scalar::I64 | Scalar::U64 | Scalar::F64 | Scalar::Edge => 64,
-        }
-    }
-}
-
-impl fmt::Display for Scalar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Module {
@@ -227,27 +146,6 @@ pub struct Function {
     pub ret: Option<Scalar>,
     pub body: DeviceBody,
     pub span: Span,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReduceOp {
-    Any,
-    All,
-    Sum,
-    Min,
-    Max,
-}
-
-impl ReduceOp {
-    pub fn name(self) -> &'static str {
-        match self {
-            ReduceOp::Any => "any",
-            ReduceOp::All => "all",
-            ReduceOp::Sum => "sum",
-            ReduceOp::Min => "min",
-            ReduceOp::Max => "max",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -385,83 +283,6 @@ pub enum ArrayRef {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnaryOp {
-    Neg,
-    Not,
-    BitNot,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    BitAnd,
-    BitOr,
-    BitXor,
-    Shl,
-    Shr,
-    And,
-    Or,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl BinaryOp {
-    pub fn is_comparison(self) -> bool {
-        matches!(self, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MathFn {
-    Min,
-    Max,
-    Abs,
-    /// Count trailing zeros (the width of the type for zero).
-    Ctz,
-    /// Count leading zeros.
-    Clz,
-    Popcount,
-    Sqrt,
-    /// `random(seed, i)`: a deterministic 64-bit hash of two `u64`s (splitmix64-based); the same on every backend.
-    Random,
-    /// `select(c, a, b)`: `a` if `c` else `b`, both evaluated.
-    Select,
-}
-
-impl MathFn {
-    /// How many arguments a call takes: what the type checker asks for and both backends expect.
-    pub fn arity(self) -> usize {
-        match self {
-            MathFn::Min | MathFn::Max | MathFn::Random => 2,
-            MathFn::Select => 3,
-            _ => 1,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            MathFn::Min => "min",
-            MathFn::Max => "max",
-            MathFn::Abs => "abs",
-            MathFn::Ctz => "ctz",
-            MathFn::Clz => "clz",
-            MathFn::Popcount => "popcount",
-            MathFn::Sqrt => "sqrt",
-            MathFn::Random => "random",
-            MathFn::Select => "select",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GraphQuery {
     NumNodes,
     NumEdges,
@@ -520,36 +341,6 @@ pub enum ExprKind {
         global: Handle<Global>,
         index: Vec<Handle<Expr>>,
     },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AtomicOp {
-    Add,
-    Sub,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-    Exchange,
-    /// Compare and swap: stores `value` if the element equals `compare`.
-    CompareExchange,
-}
-
-impl AtomicOp {
-    pub fn name(self) -> &'static str {
-        match self {
-            AtomicOp::Add => "atomic_add",
-            AtomicOp::Sub => "atomic_sub",
-            AtomicOp::Min => "atomic_min",
-            AtomicOp::Max => "atomic_max",
-            AtomicOp::And => "atomic_and",
-            AtomicOp::Or => "atomic_or",
-            AtomicOp::Xor => "atomic_xor",
-            AtomicOp::Exchange => "atomic_exch",
-            AtomicOp::CompareExchange => "atomic_cas",
-        }
-    }
 }
 
 /// A function argument: a value, or an array passed by reference.

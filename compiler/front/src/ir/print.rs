@@ -53,29 +53,6 @@ fn local_type(t: LocalType) -> String {
     }
 }
 
-fn binop(op: BinaryOp) -> &'static str {
-    match op {
-        BinaryOp::Add => "+",
-        BinaryOp::Sub => "-",
-        BinaryOp::Mul => "*",
-        BinaryOp::Div => "/",
-        BinaryOp::Rem => "%",
-        BinaryOp::BitAnd => "&",
-        BinaryOp::BitOr => "|",
-        BinaryOp::BitXor => "^",
-        BinaryOp::Shl => "<<",
-        BinaryOp::Shr => ">>",
-        BinaryOp::And => "&&",
-        BinaryOp::Or => "||",
-        BinaryOp::Eq => "==",
-        BinaryOp::Ne => "!=",
-        BinaryOp::Lt => "<",
-        BinaryOp::Le => "<=",
-        BinaryOp::Gt => ">",
-        BinaryOp::Ge => ">=",
-    }
-}
-
 pub fn literal(lit: Literal, ty: Scalar) -> String {
     match lit {
         Literal::Bool(b) => b.to_string(),
@@ -413,7 +390,7 @@ impl Printer<'_> {
                 format!("{sym}{}", self.expr(ctx, *arg))
             }
             ExprKind::Binary { op, left, right } => {
-                format!("({} {} {})", self.expr(ctx, *left), binop(*op), self.expr(ctx, *right))
+                format!("({} {} {})", self.expr(ctx, *left), op.symbol(), self.expr(ctx, *right))
             }
             ExprKind::Cast { arg } => format!("({} as {})", self.expr(ctx, *arg), e.ty),
             ExprKind::Math { fun, args } => format!("{}({})", fun.name(), self.index(ctx, args)),

@@ -5,7 +5,7 @@
 use crate::diag::Diagnostic;
 use crate::ir::{Literal, Scalar};
 use crate::sema::types::{float_literal, int_fits, int_literal, int_value};
-use crate::syntax::ast::{BinOp, Expr, ExprKind, UnOp};
+use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::collections::BTreeMap;
 
 /// A constant's value and type.
@@ -44,7 +44,7 @@ pub fn eval(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result
                 .note("constants may use literals and constants defined above them")),
         },
         // A negative integer literal is checked as a whole, so that e.g. `-2147483648` fits in i32.
-        ExprKind::Unary(UnOp::Neg, inner) if ty.is_signed() && matches!(inner.kind, ExprKind::Int(_)) => {
+        ExprKind::Unary(UnaryOp::Neg, inner) if ty.is_signed() && matches!(inner.kind, ExprKind::Int(_)) => {
             let ExprKind::Int(text) = &inner.kind else { unreachable!("checked above") };
             let (v, suffix) = int_literal(text).map_err(|m| Diagnostic::error(inner.span, m))?;
             check_suffix(inner, suffix, ty)?;
@@ -53,17 +53,25 @@ pub fn eval(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result
             }
             Ok(int_value(v, true, ty))
         }
-        ExprKind::Unary(UnOp::Neg, inner) => match eval(inner, ty, consts)? {
+        ExprKind::Unary(UnaryOp::Neg, inner) => match eval(inner, ty, consts)? {
             Literal::Int(v) if ty.is_signed() => Ok(int_value(v, true, ty)),
             Literal::Float(f) => Ok(Literal::Float(-f)),
             _ => Err(Diagnostic::error(e.span, format!("cannot negate a value of type {ty}"))),
         },
-        ExprKind::Unary(UnOp::Not, inner) => match eval(inner, ty, consts)? {
+        ExprKind::Unary(UnaryOp::Not, inner) => match eval(inner, ty, consts)? {
             Literal::Bool(b) => Ok(Literal::Bool(!b)),
             _ => Err(not_constant(e)),
         },
         ExprKind::Binary(op, a, b) => {
             let (a, b) = (eval(a, ty, consts)?, eval(b, ty, consts)?);
+            if matches!(op, BinaryOp::Div | BinaryOp::Rem) && b == Literal::Int(0) {
+                // The language defines it (the result is 0), but in a constant it is surely a mistake.
+                return Err(Diagnostic::error(e.span, "division by zero in a constant expression")
+                    .label("this divides by zero")
+                    .note(
+                        "at run time `x / 0` and `x % 0` are 0; a constant that relies on it is almost surely a bug",
+                    ));
+            }
             binary(*op, a, b, ty).ok_or_else(|| not_constant(e))
         }
         _ => Err(not_constant(e)),
@@ -88,50 +96,26 @@ fn not_constant(e: &Expr) -> Diagnostic {
         .note("constants may use literals, other constants and arithmetic")
 }
 
-fn binary(op: BinOp, a: Literal, b: Literal, ty: Scalar) -> Option<Literal> {
-    match (a, b) {
-        (Literal::Int(x), Literal::Int(y)) => {
-            let mask = if ty.bits() == 32 { 0xffff_ffffu64 } else { u64::MAX };
-            let signed = |v: u64| if ty.bits() == 32 { v as u32 as i32 as i64 } else { v as i64 };
-            let r = match op {
-                BinOp::Add => x.wrapping_add(y),
-                BinOp::Sub => x.wrapping_sub(y),
-                BinOp::Mul => x.wrapping_mul(y),
-                BinOp::Div if y != 0 => {
-                    if ty.is_signed() {
-                        signed(x).wrapping_div(signed(y)) as u64
-                    } else {
-                        x / y
-                    }
-                }
-                BinOp::Rem if y != 0 => {
-                    if ty.is_signed() {
-                        signed(x).wrapping_rem(signed(y)) as u64
-                    } else {
-                        x % y
-                    }
-                }
-                BinOp::BitAnd => x & y,
-                BinOp::BitOr => x | y,
-                BinOp::BitXor => x ^ y,
-                BinOp::Shl if y < ty.bits() as u64 => x << y,
-                BinOp::Shr if y < ty.bits() as u64 => x >> y,
-                _ => return None,
-            };
-            Some(Literal::Int(r & mask))
-        }
-        (Literal::Float(x), Literal::Float(y)) => Some(Literal::Float(match op {
-            BinOp::Add => x + y,
-            BinOp::Sub => x - y,
-            BinOp::Mul => x * y,
-            BinOp::Div => x / y,
-            _ => return None,
-        })),
-        (Literal::Bool(x), Literal::Bool(y)) => Some(Literal::Bool(match op {
-            BinOp::And => x && y,
-            BinOp::Or => x || y,
-            _ => return None,
-        })),
-        _ => None,
+/// `a op b` folded with the language's one scalar semantics (`irgc_scalar`), so a constant has the value the
+/// same expression would have at run time; comparisons (whose result is not `ty`) are not constants here.
+fn binary(op: BinaryOp, a: Literal, b: Literal, ty: Scalar) -> Option<Literal> {
+    if op.is_comparison() || (matches!(op, BinaryOp::And | BinaryOp::Or) != (ty == Scalar::Bool)) {
+        return None;
+    }
+    let bits = irgc_scalar::binary(op, ty, literal_bits(a, ty), literal_bits(b, ty)).ok()?;
+    Some(match ty {
+        Scalar::Bool => Literal::Bool(bits != 0),
+        t if t.is_float() => Literal::Float(irgc_scalar::to_f64(t, bits)),
+        _ => Literal::Int(bits),
+    })
+}
+
+/// The bits of a literal of type `ty`.
+fn literal_bits(lit: Literal, ty: Scalar) -> u64 {
+    match lit {
+        Literal::Bool(b) => b as u64,
+        Literal::Int(v) => v,
+        Literal::Float(f) => irgc_scalar::from_f64(ty, f),
+        Literal::Inf => ty.inf_bits(),
     }
 }

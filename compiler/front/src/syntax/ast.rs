@@ -142,7 +142,7 @@ pub enum StmtKind {
     /// `place = e;` or `place op= e;`
     Assign {
         place: Expr,
-        op: Option<BinOp>,
+        op: Option<BinaryOp>,
         value: Expr,
     },
     /// An expression evaluated for its effect: a call, an atomic, a push.
@@ -256,73 +256,12 @@ pub enum ExprKind {
     Call(Ident, Vec<Expr>),
     /// `x.m(a, b)`
     Method(Box<Expr>, Ident, Vec<Expr>),
-    Unary(UnOp, Box<Expr>),
-    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Unary(UnaryOp, Box<Expr>),
+    Binary(BinaryOp, Box<Expr>, Box<Expr>),
     Cast(Box<Expr>, TypeExpr),
     /// An expression the parser could not make sense of; already reported.
     Error,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UnOp {
-    Neg,
-    Not,
-    BitNot,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
-    BitAnd,
-    BitOr,
-    BitXor,
-    Shl,
-    Shr,
-    And,
-    Or,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
-
-impl BinOp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Rem => "%",
-            BinOp::BitAnd => "&",
-            BinOp::BitOr => "|",
-            BinOp::BitXor => "^",
-            BinOp::Shl => "<<",
-            BinOp::Shr => ">>",
-            BinOp::And => "&&",
-            BinOp::Or => "||",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
-        }
-    }
-}
-
-impl UnOp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            UnOp::Neg => "-",
-            UnOp::Not => "!",
-            UnOp::BitNot => "~",
-        }
-    }
-}
+/// The operators are the IR's (one definition, in `irgc-scalar`): the AST names them as written.
+pub use irgc_scalar::{BinaryOp, UnaryOp};

@@ -125,7 +125,7 @@ pub type RangeFn = Box<dyn Fn(&Ctx<'_>) -> u64 + Sync>;
 /// A fake kernel: a body per iteration plus the reduction to combine with, and a space size for `Range` spaces.
 pub struct FakeKernel {
     pub body: Body,
-    pub reduction: Option<(ReduceOp, ScalarType)>,
+    pub reduction: Option<(ReduceOp, Scalar)>,
     pub range: Option<RangeFn>,
 }
 
@@ -153,7 +153,7 @@ impl CpuKernels for Fake {
                 c.counter(w, WorklistSlot::SpentCount).store(0, Relaxed);
             }
         }
-        let (op, ty) = kern.reduction.unwrap_or((ReduceOp::Any, ScalarType::Bool));
+        let (op, ty) = kern.reduction.unwrap_or((ReduceOp::Any, Scalar::Bool));
         let mut acc = reduce_identity(op, ty);
         for i in lo..hi {
             if let Some(v) = (kern.body)(&c, i) {
@@ -177,20 +177,16 @@ pub fn kernel(body: impl Fn(&Ctx<'_>, u64) + Sync + 'static) -> FakeKernel {
 }
 
 /// A kernel with a reduction.
-pub fn reducing(
-    op: ReduceOp,
-    ty: ScalarType,
-    body: impl Fn(&Ctx<'_>, u64) -> Option<u64> + Sync + 'static,
-) -> FakeKernel {
+pub fn reducing(op: ReduceOp, ty: Scalar, body: impl Fn(&Ctx<'_>, u64) -> Option<u64> + Sync + 'static) -> FakeKernel {
     FakeKernel { body: Box::new(body), reduction: Some((op, ty)), range: None }
 }
 
-pub fn kdesc(name: &str, params: Vec<ScalarType>, space: Space) -> KernelDesc {
+pub fn kdesc(name: &str, params: Vec<Scalar>, space: Space) -> KernelDesc {
     KernelDesc { name: name.into(), params, reduction: None, space, pushes: vec![], retries: None, bounds: vec![] }
 }
 
 /// An artifact with a graph (optionally weighted) and nothing else yet.
-pub fn artifact(name: &str, weight: Option<ScalarType>) -> Artifact {
+pub fn artifact(name: &str, weight: Option<Scalar>) -> Artifact {
     Artifact {
         name: name.into(),
         graph: Some(GraphDesc { weight }),
@@ -205,55 +201,55 @@ pub fn artifact(name: &str, weight: Option<ScalarType>) -> Artifact {
     }
 }
 
-pub fn node_global(name: &str, elem: ScalarType) -> GlobalDesc {
+pub fn node_global(name: &str, elem: Scalar) -> GlobalDesc {
     GlobalDesc { name: name.into(), elem, shape: Shape::Node }
 }
 
 // Host expressions.
 
-pub fn lit(ty: ScalarType, bits: u64) -> HostExpr {
+pub fn lit(ty: Scalar, bits: u64) -> HostExpr {
     HostExpr { ty, kind: HostExprKind::Literal(bits) }
 }
 
 pub fn u32c(v: u32) -> HostExpr {
-    lit(ScalarType::U32, v as u64)
+    lit(Scalar::U32, v as u64)
 }
 
-pub fn local(ty: ScalarType, i: usize) -> HostExpr {
+pub fn local(ty: Scalar, i: usize) -> HostExpr {
     HostExpr { ty, kind: HostExprKind::Local(i) }
 }
 
-pub fn param(ty: ScalarType, p: usize) -> HostExpr {
+pub fn param(ty: Scalar, p: usize) -> HostExpr {
     HostExpr { ty, kind: HostExprKind::Param(p) }
 }
 
 pub fn bin(op: BinaryOp, a: HostExpr, b: HostExpr) -> HostExpr {
     use BinaryOp::*;
     let ty = match op {
-        Eq | Ne | Lt | Le | Gt | Ge | And | Or => ScalarType::Bool,
+        Eq | Ne | Lt | Le | Gt | Ge | And | Or => Scalar::Bool,
         _ => a.ty,
     };
     HostExpr { ty, kind: HostExprKind::Binary(op, Box::new(a), Box::new(b)) }
 }
 
 pub fn not(a: HostExpr) -> HostExpr {
-    HostExpr { ty: ScalarType::Bool, kind: HostExprKind::Unary(UnaryOp::Not, Box::new(a)) }
+    HostExpr { ty: Scalar::Bool, kind: HostExprKind::Unary(UnaryOp::Not, Box::new(a)) }
 }
 
-pub fn cast(ty: ScalarType, a: HostExpr) -> HostExpr {
+pub fn cast(ty: Scalar, a: HostExpr) -> HostExpr {
     HostExpr { ty, kind: HostExprKind::Cast(Box::new(a)) }
 }
 
-pub fn load(ty: ScalarType, global: usize, index: Vec<HostExpr>) -> HostExpr {
+pub fn load(ty: Scalar, global: usize, index: Vec<HostExpr>) -> HostExpr {
     HostExpr { ty, kind: HostExprKind::Load { global, index } }
 }
 
 pub fn wl_size(w: usize) -> HostExpr {
-    HostExpr { ty: ScalarType::U64, kind: HostExprKind::WorklistSize(w) }
+    HostExpr { ty: Scalar::U64, kind: HostExprKind::WorklistSize(w) }
 }
 
 pub fn num_nodes() -> HostExpr {
-    HostExpr { ty: ScalarType::U32, kind: HostExprKind::NumNodes }
+    HostExpr { ty: Scalar::U32, kind: HostExprKind::NumNodes }
 }
 
 pub fn invoke(kernel: usize, args: Vec<HostExpr>, result: Option<usize>) -> HostStmt {
@@ -307,22 +303,19 @@ pub fn run_with(
 /// `level` (global 0, u32 per node), `frontier` (worklist 0), `expand(depth)` (kernel 0), param `source` (node).
 pub fn bfs_artifact() -> Artifact {
     let mut a = artifact("bfs_worklist", None);
-    a.params = vec![ParamDesc {
-        name: "source".into(),
-        ty: ScalarType::Node,
-        default: Some(Value { ty: ScalarType::Node, bits: 0 }),
-    }];
-    a.globals = vec![node_global("level", ScalarType::U32)];
-    a.worklists = vec![WorklistDesc { name: "frontier".into(), elem: ScalarType::Node }];
-    let mut expand = kdesc("expand", vec![ScalarType::U32], Space::Worklist(0));
+    a.params =
+        vec![ParamDesc { name: "source".into(), ty: Scalar::Node, default: Some(Value { ty: Scalar::Node, bits: 0 }) }];
+    a.globals = vec![node_global("level", Scalar::U32)];
+    a.worklists = vec![WorklistDesc { name: "frontier".into(), elem: Scalar::Node }];
+    let mut expand = kdesc("expand", vec![Scalar::U32], Space::Worklist(0));
     expand.pushes = vec![0];
     a.kernels = vec![expand];
-    let source = || param(ScalarType::Node, 0);
-    let depth = || local(ScalarType::U32, 0);
+    let source = || param(Scalar::Node, 0);
+    let depth = || local(Scalar::U32, 0);
     a.plan = Plan {
-        locals: vec![("depth".into(), ScalarType::U32)],
+        locals: vec![("depth".into(), Scalar::U32)],
         body: vec![
-            HostStmt::Fill { global: 0, value: lit(ScalarType::U32, u32::MAX as u64) },
+            HostStmt::Fill { global: 0, value: lit(Scalar::U32, u32::MAX as u64) },
             HostStmt::Store { global: 0, index: vec![source()], value: u32c(0) },
             HostStmt::Push { worklist: 0, value: source() },
             HostStmt::Assign { local: 0, value: u32c(0) },

@@ -20,7 +20,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
         match &e.kind {
             AK::Error => None,
             AK::Int(_) | AK::Float(_) | AK::Inf => self.literal(e, false, expect, span),
-            AK::Unary(UnOp::Neg, inner) if matches!(inner.kind, AK::Int(_) | AK::Float(_)) => {
+            AK::Unary(UnaryOp::Neg, inner) if matches!(inner.kind, AK::Int(_) | AK::Float(_)) => {
                 self.literal(inner, true, expect, span)
             }
             AK::Bool(b) => Some(self.add(ExprKind::Literal(Literal::Bool(*b)), Scalar::Bool, span)),
@@ -33,9 +33,9 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                 let arg = self.expr(inner, expect)?;
                 let t = self.ty(arg);
                 let (ok, irop, what) = match op {
-                    UnOp::Neg => (t.is_signed() || t.is_float(), UnaryOp::Neg, "a signed integer or a float"),
-                    UnOp::Not => (t == Scalar::Bool, UnaryOp::Not, "bool"),
-                    UnOp::BitNot => (t.is_int(), UnaryOp::BitNot, "an integer"),
+                    UnaryOp::Neg => (t.is_signed() || t.is_float(), UnaryOp::Neg, "a signed integer or a float"),
+                    UnaryOp::Not => (t == Scalar::Bool, UnaryOp::Not, "bool"),
+                    UnaryOp::BitNot => (t.is_int(), UnaryOp::BitNot, "an integer"),
                 };
                 if !ok {
                     self.error(
@@ -374,24 +374,24 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
 
     pub(super) fn binary(
         &mut self,
-        op: BinOp,
+        op: BinaryOp,
         a: &ast::Expr,
         b: &ast::Expr,
         span: Span,
         expect: Option<Scalar>,
     ) -> Option<Handle<Expr>> {
-        if matches!(op, BinOp::And | BinOp::Or) {
+        if matches!(op, BinaryOp::And | BinaryOp::Or) {
             let left = self.expr_of(a, Scalar::Bool)?;
             if !has_effects(b) {
                 let right = self.expr_of(b, Scalar::Bool)?;
-                let irop = if op == BinOp::And { BinaryOp::And } else { BinaryOp::Or };
+                let irop = if op == BinaryOp::And { BinaryOp::And } else { BinaryOp::Or };
                 return Some(self.add(ExprKind::Binary { op: irop, left, right }, Scalar::Bool, span));
             }
             // Keep short-circuit order: the right side's effects happen only when it is evaluated.
             let t = self.temp(Scalar::Bool, span);
             self.emit(StmtKind::Assign { local: t, value: left }, span);
             let tv = self.add(ExprKind::Local(t), Scalar::Bool, span);
-            let cond = if op == BinOp::And {
+            let cond = if op == BinaryOp::And {
                 tv
             } else {
                 self.add(ExprKind::Unary { op: UnaryOp::Not, arg: tv }, Scalar::Bool, span)
@@ -407,26 +407,27 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
             self.emit(StmtKind::If { cond, then, otherwise: Vec::new() }, span);
             return Some(self.add(ExprKind::Local(t), Scalar::Bool, span));
         }
-        let is_cmp = matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+        let is_cmp =
+            matches!(op, BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge);
         let (left, right, t) = self.pair(a, b, if is_cmp { None } else { expect })?;
         let (irop, ok, what) = match op {
-            BinOp::Add => (BinaryOp::Add, t.is_numeric(), "numbers"),
-            BinOp::Sub => (BinaryOp::Sub, t.is_numeric(), "numbers"),
-            BinOp::Mul => (BinaryOp::Mul, t.is_numeric(), "numbers"),
-            BinOp::Div => (BinaryOp::Div, t.is_numeric(), "numbers"),
-            BinOp::Rem => (BinaryOp::Rem, t.is_numeric(), "numbers"),
-            BinOp::BitAnd => (BinaryOp::BitAnd, t.is_int(), "integers"),
-            BinOp::BitOr => (BinaryOp::BitOr, t.is_int(), "integers"),
-            BinOp::BitXor => (BinaryOp::BitXor, t.is_int(), "integers"),
-            BinOp::Shl => (BinaryOp::Shl, t.is_int(), "integers"),
-            BinOp::Shr => (BinaryOp::Shr, t.is_int(), "integers"),
-            BinOp::Eq => (BinaryOp::Eq, true, ""),
-            BinOp::Ne => (BinaryOp::Ne, true, ""),
-            BinOp::Lt => (BinaryOp::Lt, t != Scalar::Bool, "numbers or ids"),
-            BinOp::Le => (BinaryOp::Le, t != Scalar::Bool, "numbers or ids"),
-            BinOp::Gt => (BinaryOp::Gt, t != Scalar::Bool, "numbers or ids"),
-            BinOp::Ge => (BinaryOp::Ge, t != Scalar::Bool, "numbers or ids"),
-            BinOp::And | BinOp::Or => unreachable!("handled above"),
+            BinaryOp::Add => (BinaryOp::Add, t.is_numeric(), "numbers"),
+            BinaryOp::Sub => (BinaryOp::Sub, t.is_numeric(), "numbers"),
+            BinaryOp::Mul => (BinaryOp::Mul, t.is_numeric(), "numbers"),
+            BinaryOp::Div => (BinaryOp::Div, t.is_numeric(), "numbers"),
+            BinaryOp::Rem => (BinaryOp::Rem, t.is_numeric(), "numbers"),
+            BinaryOp::BitAnd => (BinaryOp::BitAnd, t.is_int(), "integers"),
+            BinaryOp::BitOr => (BinaryOp::BitOr, t.is_int(), "integers"),
+            BinaryOp::BitXor => (BinaryOp::BitXor, t.is_int(), "integers"),
+            BinaryOp::Shl => (BinaryOp::Shl, t.is_int(), "integers"),
+            BinaryOp::Shr => (BinaryOp::Shr, t.is_int(), "integers"),
+            BinaryOp::Eq => (BinaryOp::Eq, true, ""),
+            BinaryOp::Ne => (BinaryOp::Ne, true, ""),
+            BinaryOp::Lt => (BinaryOp::Lt, t != Scalar::Bool, "numbers or ids"),
+            BinaryOp::Le => (BinaryOp::Le, t != Scalar::Bool, "numbers or ids"),
+            BinaryOp::Gt => (BinaryOp::Gt, t != Scalar::Bool, "numbers or ids"),
+            BinaryOp::Ge => (BinaryOp::Ge, t != Scalar::Bool, "numbers or ids"),
+            BinaryOp::And | BinaryOp::Or => unreachable!("handled above"),
         };
         if !ok {
             let mut d = Diagnostic::error(span, format!("`{}` cannot be applied to {t}", op.symbol()))

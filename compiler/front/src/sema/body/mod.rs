@@ -26,7 +26,7 @@ use crate::ir::{
     UnaryOp,
 };
 use crate::span::{Ident, Span};
-use crate::syntax::ast::{self, BinOp, ExprKind as AK, StmtKind as SK, UnOp};
+use crate::syntax::ast::{self, ExprKind as AK, StmtKind as SK};
 
 /// Which kind of body is being lowered; decides which constructs are allowed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -98,7 +98,7 @@ fn flexible(e: &ast::Expr) -> bool {
         AK::Int(t) => int_literal(t).map(|(_, s)| s.is_none()).unwrap_or(true),
         AK::Float(t) => float_literal(t).map(|(_, s)| s.is_none()).unwrap_or(true),
         AK::Inf => true,
-        AK::Unary(UnOp::Neg, inner) => flexible(inner),
+        AK::Unary(UnaryOp::Neg, inner) => flexible(inner),
         _ => false,
     }
 }

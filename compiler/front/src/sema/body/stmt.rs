@@ -285,7 +285,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
         }
     }
 
-    pub(super) fn assign(&mut self, place: &ast::Expr, op: Option<BinOp>, value: &ast::Expr, span: Span) {
+    pub(super) fn assign(&mut self, place: &ast::Expr, op: Option<BinaryOp>, value: &ast::Expr, span: Span) {
         let combine = |lw: &mut Self, current: Handle<Expr>, t: Scalar| -> Option<Handle<Expr>> {
             match op {
                 None => lw.expr_of(value, t),
@@ -293,18 +293,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     let fake = ast::Expr { kind: AK::Name(String::new()), span: place.span };
                     let _ = fake;
                     let rhs = lw.expr_of(value, t)?;
-                    let irop = match op {
-                        BinOp::Add => BinaryOp::Add,
-                        BinOp::Sub => BinaryOp::Sub,
-                        BinOp::Mul => BinaryOp::Mul,
-                        BinOp::Div => BinaryOp::Div,
-                        BinOp::Rem => BinaryOp::Rem,
-                        BinOp::BitAnd => BinaryOp::BitAnd,
-                        BinOp::BitOr => BinaryOp::BitOr,
-                        BinOp::BitXor => BinaryOp::BitXor,
-                        BinOp::Shl => BinaryOp::Shl,
-                        _ => BinaryOp::Shr,
-                    };
+                    let irop = op;
                     let ok = if matches!(
                         irop,
                         BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem

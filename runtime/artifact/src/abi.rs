@@ -1,0 +1,190 @@
+//! The kernel ABI: how generated code and the runtime meet.
+//!
+//! Every kernel is entered with a pointer to a table of `u64` slots (the context), and processes the iterations
+//! `lo..hi` of its parallel space, linearised (see [`Space`](crate::Space)). The slot layout ([`Layout`]) is:
+//!
+//! | slots | meaning |
+//! |---|---|
+//! | 0 | `row_start`: pointer to `num_nodes + 1` `u64` offsets |
+//! | 1 | `col`: pointer to `num_edges` `u32` destinations |
+//! | 2 | `weights`: pointer to `num_edges` weights of the graph's weight type (0 if unweighted) |
+//! | 3 | `src`: pointer to `num_edges` `u32` sources (0 unless [`Artifact::needs_sources`]) |
+//! | 4, 5 | `num_nodes`, `num_edges` |
+//! | per global g: 3 slots | data pointer, `dim0`, `dim1` (elements per dimension; node/edge arrays: length, 1) |
+//! | per worklist w: 9 slots | see [`WorklistSlot`] |
+//! | per param p: 1 slot | the value's bits (zero-extended; floats as IEEE bits; bool as 0/1) |
+//! | per kernel argument i: 1 slot | the value's bits, as for params |
+//! | 1 slot | the reduction result: written by the kernel (see below) |
+//!
+//! Element storage: `bool` is one byte (0/1), `node`/`u32`/`i32`/`f32` four bytes, `edge`/`u64`/`i64`/`f64`
+//! eight, little-endian, dense arrays row-major.
+//!
+//! Worklist pushes: `i = atomic_add(*out_count, 1)`; if `i < out_capacity` store the item at `out_items[i]`,
+//! else set `*overflow = 1` (the runtime then fails the run with a clear message). Retries go the same way to the
+//! retry buffer, sharing its capacity and overflow flag.
+//!
+//! Push counters come in pairs that alternate, so no launch or copy is spent resetting them: a kernel that pushes
+//! to a worklist counts its pushes in `*out_count`, and its first iteration (index 0 of its space; every launch
+//! has one) zeroes `*spent_count`, the other counter of the pair, which holds the previous pushing kernel's count
+//! and which the runtime has already read. After the launch the runtime reads `*out_count` and, if the kernel ran,
+//! swaps the pair's roles, so the next pushing kernel counts from zero. (GPU kernels may push before the zeroing
+//! thread runs: that is harmless, as nobody pushes into `*spent_count`.)
+//!
+//! Reductions: a CPU kernel entry combines its chunk's `reduce` values, starting from the identity, and returns
+//! the partial result's bits; the runtime combines partials ([`ReduceOp`](irgc_scalar::ReduceOp)).
+
+use crate::program::Artifact;
+
+/// The state area of an outlined pipe's entry, `u64` words: `.entry irgc_pipe_<i>(ctx, state)`.
+///
+/// The kernel runs on a grid whose blocks are all resident at once (a cooperative launch), starting from the
+/// context's worklist slots (`InItems` holds the current items, `OutItems` the other buffer) and the counts below.
+/// Each round it reads the current count; it leaves when the count is 0 or a loop breaks (status
+/// [`PipeState::DONE`]), when a push overflowed ([`PipeState::OVERFLOW`]) or when `MAX_ROUNDS` rounds ran
+/// ([`PipeState::LIMIT`]). Each reducing launch `j` of a round combines into one of its three words at
+/// `reduction(locals, j)`, rotating by round, the kernel itself writing the identity a round ahead. Push counts rotate through three words: a pushing pass reads the current count, pushes
+/// into the next and zeroes the third, which every thread finished reading before the previous grid barrier. The
+/// thread with global index 0 writes `ROUNDS`, `STATUS` and the final host locals before the kernel ends.
+pub struct PipeState;
+
+impl PipeState {
+    /// Grid-barrier arrivals (`u32` in the low half); the runtime writes 0.
+    pub const BARRIER_COUNT: usize = 0;
+    /// Grid-barrier generation (`u32` in the low half), bumped by the last arrival.
+    pub const BARRIER_GEN: usize = 1;
+    /// In: the most rounds the kernel may run.
+    pub const MAX_ROUNDS: usize = 2;
+    /// Out: the rounds it ran.
+    pub const ROUNDS: usize = 3;
+    /// Out: why it stopped.
+    pub const STATUS: usize = 4;
+    /// In: three rotating push counts; the first holds the worklist's current count, the second 0.
+    pub const COUNTS: usize = 5;
+    /// In and out: the plan's host locals, as bits.
+    pub const LOCALS: usize = 8;
+
+    /// The worklist ran empty.
+    pub const DONE: u64 = 0;
+    /// `MAX_ROUNDS` rounds ran and the worklist is not empty.
+    pub const LIMIT: u64 = 1;
+    /// A push found the buffer full.
+    pub const OVERFLOW: u64 = 2;
+
+    /// Words of the state area of a plan with `locals` host locals and pipes of at most `reductions` reducing
+    /// launches per round.
+    pub fn words(locals: usize, reductions: usize) -> usize {
+        Self::LOCALS + locals + 3 * reductions
+    }
+
+    /// The first of the three words of reducing launch `j`.
+    pub fn reduction(locals: usize, j: usize) -> usize {
+        Self::LOCALS + locals + 3 * j
+    }
+}
+
+/// The 9 slots of a worklist in the kernel context, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorklistSlot {
+    /// Pointer to the current items.
+    InItems = 0,
+    /// Number of current items.
+    InCount = 1,
+    /// Pointer to the buffer pushes go to.
+    OutItems = 2,
+    /// Pointer to the `u64` push counter.
+    OutCount = 3,
+    /// Capacity of the push buffer, in items (the retry buffer has the same capacity).
+    Capacity = 4,
+    /// Pointer to the retry buffer.
+    RetryItems = 5,
+    /// Pointer to the `u64` retry counter.
+    RetryCount = 6,
+    /// Pointer to a `u64` set to 1 when a push or retry found its buffer full.
+    Overflow = 7,
+    /// Pointer to the other push counter of the pair: zeroed by the first iteration of a pushing kernel.
+    SpentCount = 8,
+}
+
+impl WorklistSlot {
+    /// Slots per worklist.
+    pub const COUNT: usize = 9;
+}
+
+/// The slot indices of a program's kernel context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub globals: usize,
+    pub worklists: usize,
+    pub params: usize,
+    /// The largest number of arguments any kernel takes.
+    pub max_args: usize,
+}
+
+impl Layout {
+    pub const ROW_START: usize = 0;
+    pub const COL: usize = 1;
+    pub const WEIGHTS: usize = 2;
+    pub const SRC: usize = 3;
+    pub const NUM_NODES: usize = 4;
+    pub const NUM_EDGES: usize = 5;
+    const FIXED: usize = 6;
+
+    pub fn of(a: &Artifact) -> Layout {
+        Layout {
+            globals: a.globals.len(),
+            worklists: a.worklists.len(),
+            params: a.params.len(),
+            max_args: a.kernels.iter().map(|k| k.params.len()).max().unwrap_or(0),
+        }
+    }
+
+    /// Data pointer of global `g`; `+1` and `+2` hold its dimensions.
+    pub fn global(&self, g: usize) -> usize {
+        Self::FIXED + 3 * g
+    }
+
+    pub fn worklist(&self, w: usize, slot: WorklistSlot) -> usize {
+        Self::FIXED + 3 * self.globals + WorklistSlot::COUNT * w + slot as usize
+    }
+
+    pub fn param(&self, p: usize) -> usize {
+        Self::FIXED + 3 * self.globals + WorklistSlot::COUNT * self.worklists + p
+    }
+
+    pub fn arg(&self, i: usize) -> usize {
+        self.param(self.params) + i
+    }
+
+    /// The slot a kernel writes its reduction result to (GPU backends; CPU kernels return it).
+    pub fn reduction(&self) -> usize {
+        self.arg(self.max_args)
+    }
+
+    /// Total number of slots.
+    pub fn len(&self) -> usize {
+        self.reduction() + 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_slots_do_not_overlap() {
+        let l = Layout { globals: 2, worklists: 1, params: 3, max_args: 2 };
+        assert_eq!(l.global(0), 6);
+        assert_eq!(l.global(1), 9);
+        assert_eq!(l.worklist(0, WorklistSlot::InItems), 12);
+        assert_eq!(l.worklist(0, WorklistSlot::Overflow), 19);
+        assert_eq!(l.worklist(0, WorklistSlot::SpentCount), 20);
+        assert_eq!(l.param(0), 21);
+        assert_eq!(l.arg(0), 24);
+        assert_eq!(l.reduction(), 26);
+        assert_eq!(l.len(), 27);
+    }
+}

@@ -1,0 +1,128 @@
+//! The artifact's data types: what a compiled program declares (params, arrays, worklists, outputs) and its
+//! kernels' signatures, spaces and worklist effects.
+
+use crate::plan::{HostExpr, Plan};
+use irgc_scalar::{ReduceOp, Scalar, Value};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Artifact {
+    pub name: String,
+    /// Whether the program has a graph, and its weight type.
+    pub graph: Option<GraphDesc>,
+    /// Whether any kernel reads `G.src(e)`: the runtime then provides slot 3.
+    pub needs_sources: bool,
+    pub params: Vec<ParamDesc>,
+    pub globals: Vec<GlobalDesc>,
+    pub worklists: Vec<WorklistDesc>,
+    pub kernels: Vec<KernelDesc>,
+    /// The pipes a GPU may run as one persistent kernel each (iteration outlining), indexed by
+    /// [`HostStmt::Pipe::outlined`]. A backend without such entries (the CPU) runs them round by round.
+    #[serde(default)]
+    pub pipes: Vec<PipeDesc>,
+    pub plan: Plan,
+    pub outputs: Vec<OutputDesc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GraphDesc {
+    pub weight: Option<Scalar>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ParamDesc {
+    pub name: String,
+    pub ty: Scalar,
+    pub default: Option<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Shape {
+    Node,
+    Edge,
+    /// Dimensions, evaluated on the host before the plan runs.
+    Dense(Vec<HostExpr>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GlobalDesc {
+    pub name: String,
+    pub elem: Scalar,
+    pub shape: Shape,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorklistDesc {
+    pub name: String,
+    pub elem: Scalar,
+}
+
+/// A kernel's parallel space, linearised to `0..size`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Space {
+    /// Iteration i is node i; size `num_nodes`.
+    Nodes,
+    /// Iteration i is edge i; size `num_edges`.
+    Edges,
+    /// Iteration i is the worklist's `in_items[i]`; size `in_count`.
+    Worklist(usize),
+    /// A 1-D or 2-D range whose bounds the kernel computes from its arguments; the backend provides the size.
+    Range { dims: usize },
+    /// One iteration per tile of a `forall tile`; `threads` is the block shape.
+    Tiles { dims: usize, threads: Vec<u32> },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KernelDesc {
+    pub name: String,
+    pub params: Vec<Scalar>,
+    pub reduction: Option<(ReduceOp, Scalar)>,
+    pub space: Space,
+    /// Worklists the kernel pushes to: after a launch, each one's contents become what was pushed.
+    pub pushes: Vec<usize>,
+    /// The worklist the kernel retries into, if any: the runtime relaunches it over the retried items.
+    pub retries: Option<usize>,
+    /// For `Range` and `Tiles` spaces, each dimension's `(start, end)`, as host expressions over the launch
+    /// arguments (`Local(i)` is argument `i`), params and graph sizes: the host computes the launch size from them
+    /// without a device round trip. Empty for the other spaces.
+    #[serde(default)]
+    pub bounds: Vec<(HostExpr, HostExpr)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum CheckDesc {
+    Bfs { source: HostExpr },
+    Sssp { source: HostExpr },
+    Components,
+    Coloring,
+    Matching,
+    Communities,
+    Apsp,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutputDesc {
+    pub global: usize,
+    pub check: Option<CheckDesc>,
+}
+
+/// A `pipe` or loop outlined into one persistent GPU kernel (IrGL's iteration outlining).
+///
+/// Its body only launches kernels (top-level `forall`, no `retry`; a pipe's push to no worklist but the pipe's,
+/// a loop's to none), assigns host locals from arithmetic on locals, params and graph sizes, and (a loop) leaves
+/// with `if cond { break }`. So the device can run the whole loop: every thread keeps the host locals in
+/// registers (all compute the same values), each kernel launch becomes a grid-stride pass over its space, a grid
+/// barrier separates the passes, and a reduction's result is read by every thread after the barrier. See
+/// [`PipeState`] for the entry's ABI.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PipeDesc {
+    /// The entry's name (`irgc_pipe_<index>`).
+    pub entry: String,
+    /// The worklist the pipe drains; `None` for an outlined loop.
+    pub worklist: Option<usize>,
+    /// Kernel launches per round: the runtime's launch limit counts them.
+    pub launches_per_round: u64,
+    /// Launches of reducing kernels per round: each has three words of the state area.
+    #[serde(default)]
+    pub reductions: usize,
+}
