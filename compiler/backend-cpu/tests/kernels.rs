@@ -3,8 +3,9 @@
 
 mod common;
 
-use common::{conformance, module, Graph, Harness};
+use common::{Graph, Harness};
 use irgc_artifact::{reduce_combine, reduce_identity, ReduceOp, Scalar};
+use irgc_test_support::{conformance, module};
 
 fn harness(src: &str, g: &Graph, dense: &[(usize, usize)]) -> Harness {
     Harness::new(module(src), g, dense)

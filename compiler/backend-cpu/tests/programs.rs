@@ -3,7 +3,8 @@
 
 mod common;
 
-use common::{program_module, Graph, Harness};
+use common::{Graph, Harness};
+use irgc_test_support::program_module;
 
 fn programs() -> Vec<String> {
     let root = format!("{}/../../programs", env!("CARGO_MANIFEST_DIR"));

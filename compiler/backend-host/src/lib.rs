@@ -7,10 +7,14 @@
 //! ([`irgc_front::abi::layout_of`]).
 
 use irgc_artifact as art;
-use irgc_front::analysis::kernel_effects;
-use irgc_front::ir::{self, Body, DeviceOp, ExprKind, GraphQuery, Handle, Literal, Module, PlanOp, Scalar, StmtKind};
+use irgc_front::ir::{self, Body, ExprKind, GraphQuery, Handle, Literal, Module, Scalar};
+
+mod kernel;
+mod plan;
 
 pub use irgc_front::abi::{layout_of, pushed_worklists};
+use kernel::kernel;
+use plan::{host_expr, Plan};
 
 /// Builds the artifact of a module (which must have passed the validator).
 pub fn lower(m: &Module) -> art::Artifact {
@@ -77,7 +81,7 @@ pub fn lower(m: &Module) -> art::Artifact {
     }
 }
 
-fn local_scalar(t: ir::LocalType) -> art::Scalar {
+pub(crate) fn local_scalar(t: ir::LocalType) -> art::Scalar {
     match t {
         ir::LocalType::Scalar(s) | ir::LocalType::ArrayRef(s) => s,
     }
@@ -96,142 +100,8 @@ pub fn literal_bits(lit: Literal, ty: Scalar) -> u64 {
     }
 }
 
-fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
-    let (pushes, retries) = kernel_effects(m, k);
-    let dims = |s: &ir::Space| match s {
-        ir::Space::Range2(_) => 2,
-        _ => 1,
-    };
-    let ranges = |s: &ir::Space| match s {
-        ir::Space::Range(a, b) => vec![(host_expr(&k.body, *a), host_expr(&k.body, *b))],
-        ir::Space::Range2(r) => r.iter().map(|(a, b)| (host_expr(&k.body, *a), host_expr(&k.body, *b))).collect(),
-        _ => Vec::new(),
-    };
-    let bounds = match k.body.block.first().map(|s| &s.kind) {
-        Some(StmtKind::Op(DeviceOp::ForAll { space, .. })) => ranges(space),
-        Some(StmtKind::Op(DeviceOp::ForTile { tiles, .. })) => ranges(tiles),
-        _ => Vec::new(),
-    };
-    let space = match k.body.block.first().map(|s| &s.kind) {
-        Some(StmtKind::Op(DeviceOp::ForAll { space, .. })) => match space {
-            ir::Space::Nodes => art::Space::Nodes,
-            ir::Space::Edges => art::Space::Edges,
-            ir::Space::Worklist(w) => art::Space::Worklist(w.index()),
-            s => art::Space::Range { dims: dims(s) },
-        },
-        Some(StmtKind::Op(DeviceOp::ForTile { tiles, threads, .. })) => {
-            art::Space::Tiles { dims: dims(tiles), threads: threads.clone() }
-        }
-        // The validator guarantees one sweep per kernel; an empty body has an empty range.
-        _ => art::Space::Range { dims: 1 },
-    };
-    art::KernelDesc {
-        name: k.name.clone(),
-        params: k.params.iter().map(|&p| local_scalar(k.body.locals[p].ty)).collect(),
-        reduction: k.reduction.map(|(op, ty)| (op, ty)),
-        space,
-        pushes: pushes.into_iter().collect(),
-        retries: retries.into_iter().next(),
-        bounds,
-    }
-}
-
 fn uses_sources<Op>(body: &Body<Op>) -> bool {
     body.exprs.iter().any(|(_, e)| matches!(e.kind, ExprKind::Graph(GraphQuery::Src(_))))
-}
-
-/// Lowers plan statements; an outlined pipe or loop keeps its number, which names its GPU entry.
-struct Plan;
-
-impl Plan {
-    fn block(&self, body: &ir::PlanBody, b: &ir::PlanBlock) -> Vec<art::HostStmt> {
-        b.iter().map(|s| self.stmt(body, s)).collect()
-    }
-
-    fn stmt(&self, body: &ir::PlanBody, s: &ir::PlanStmt) -> art::HostStmt {
-        let e = |h: Handle<ir::Expr>| host_expr(body, h);
-        let es = |hs: &[Handle<ir::Expr>]| hs.iter().map(|&h| host_expr(body, h)).collect::<Vec<_>>();
-        match &s.kind {
-            StmtKind::Assign { local, value } => art::HostStmt::Assign { local: local.index(), value: e(*value) },
-            StmtKind::Op(PlanOp::Store { global, index, value }) => {
-                art::HostStmt::Store { global: global.index(), index: es(index), value: e(*value) }
-            }
-            StmtKind::Op(PlanOp::Fill { global, value }) => {
-                art::HostStmt::Fill { global: global.index(), value: e(*value) }
-            }
-            StmtKind::Op(PlanOp::HostPush { worklist, value }) => {
-                art::HostStmt::Push { worklist: worklist.index(), value: e(*value) }
-            }
-            StmtKind::Op(PlanOp::Clear { worklist }) => art::HostStmt::Clear { worklist: worklist.index() },
-            StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => {
-                art::HostStmt::Invoke { kernel: kernel.index(), args: es(args), result: result.map(|r| r.index()) }
-            }
-            StmtKind::If { cond, then, otherwise } => art::HostStmt::If {
-                cond: e(*cond),
-                then: self.block(body, then),
-                otherwise: self.block(body, otherwise),
-            },
-            StmtKind::Loop { body: b, continuing, break_if } => art::HostStmt::Loop {
-                body: self.block(body, b),
-                continuing: self.block(body, continuing),
-                break_if: break_if.map(e),
-                outlined: None,
-            },
-            StmtKind::For { var, start, end, body: b } => {
-                art::HostStmt::For { var: var.index(), start: e(*start), end: e(*end), body: self.block(body, b) }
-            }
-            StmtKind::Break => art::HostStmt::Break,
-            StmtKind::Continue => art::HostStmt::Continue,
-            StmtKind::Op(PlanOp::Pipe { worklist, body: b }) => {
-                art::HostStmt::Pipe { worklist: worklist.index(), body: self.block(body, b), outlined: None }
-            }
-            StmtKind::Op(PlanOp::Outlined(o)) => match o.worklist {
-                Some(w) => art::HostStmt::Pipe {
-                    worklist: w.index(),
-                    body: self.block(body, &o.body),
-                    outlined: Some(o.index),
-                },
-                None => art::HostStmt::Loop {
-                    body: self.block(body, &o.body),
-                    continuing: Vec::new(),
-                    break_if: o.break_if.map(e),
-                    outlined: Some(o.index),
-                },
-            },
-            StmtKind::Op(PlanOp::Hybrid { worklist, threshold, dense, sparse }) => art::HostStmt::Hybrid {
-                worklist: worklist.index(),
-                threshold: e(*threshold),
-                dense: self.block(body, dense),
-                sparse: self.block(body, sparse),
-            },
-        }
-    }
-}
-
-fn host_expr<Op>(body: &Body<Op>, h: Handle<ir::Expr>) -> art::HostExpr {
-    let ex = &body.exprs[h];
-    let sub = |h: Handle<ir::Expr>| Box::new(host_expr(body, h));
-    let kind = match &ex.kind {
-        ExprKind::Literal(l) => art::HostExprKind::Literal(literal_bits(*l, ex.ty)),
-        ExprKind::Local(l) => art::HostExprKind::Local(l.index()),
-        ExprKind::Param(p) => art::HostExprKind::Param(p.index()),
-        ExprKind::Unary { op, arg } => art::HostExprKind::Unary(*op, sub(*arg)),
-        ExprKind::Binary { op, left, right } => art::HostExprKind::Binary(*op, sub(*left), sub(*right)),
-        ExprKind::Cast { arg } => art::HostExprKind::Cast(sub(*arg)),
-        ExprKind::Math { fun, args } => {
-            art::HostExprKind::Math(*fun, args.iter().map(|&a| host_expr(body, a)).collect())
-        }
-        ExprKind::Graph(GraphQuery::NumNodes) => art::HostExprKind::NumNodes,
-        ExprKind::Graph(GraphQuery::NumEdges) => art::HostExprKind::NumEdges,
-        ExprKind::WorklistSize(w) => art::HostExprKind::WorklistSize(w.index()),
-        ExprKind::HostLoad { global, index } => art::HostExprKind::Load {
-            global: global.index(),
-            index: index.iter().map(|&i| host_expr(body, i)).collect(),
-        },
-        // Device-only expressions never occur in a validated plan (invariant 4); keep the tree total anyway.
-        ExprKind::Load { .. } | ExprKind::Graph(_) => art::HostExprKind::Literal(0),
-    };
-    art::HostExpr { ty: ex.ty, kind }
 }
 
 #[cfg(test)]

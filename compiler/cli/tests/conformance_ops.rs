@@ -268,12 +268,12 @@ fn unary_table(ty: Scalar) -> Table {
         }
     }
     for to in Scalar::ALL {
-        let ok = to != ty && (ty.is_numeric() || ty.is_id() || ty == Scalar::Bool) && (to.is_numeric() || to.is_id());
-        // bool converts to integers only; ids to and from integers.
-        let ok = ok
-            && !(ty == Scalar::Bool && !to.is_int())
-            && !(ty.is_id() && to.is_float())
-            && !(to.is_id() && ty.is_float());
+        // Numbers, ids and bool convert to numbers and ids, except: bool only to integers, ids never to or from
+        // floats (what the type checker accepts).
+        let from_ok = ty.is_numeric() || ty.is_id() || ty == Scalar::Bool;
+        let bool_ok = ty != Scalar::Bool || to.is_int();
+        let id_ok = !((ty.is_id() && to.is_float()) || (to.is_id() && ty.is_float()));
+        let ok = to != ty && from_ok && (to.is_numeric() || to.is_id()) && bool_ok && id_ok;
         if ok {
             let expected = a.iter().map(|x| Some(irgc_scalar::cast(ty, to, x.bits))).collect();
             columns.push(Column { name: format!("r_as_{to}"), expr: format!("a[v] as {to}"), ty: to, expected });

@@ -102,20 +102,6 @@ pub struct Harness {
     graph: Vec<Buf>,
 }
 
-pub fn module(src: &str) -> Module {
-    let c = irgc_front::compile_source("test.irg", src);
-    match c.module {
-        Some(m) => m,
-        None => panic!("front end errors: {:#?}", c.diagnostics),
-    }
-}
-
-pub fn program_module(path: &str) -> Module {
-    let full = format!("{}/../../{path}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&full).unwrap();
-    module(&text)
-}
-
 impl Harness {
     /// Compiles `m` and builds a context over `g`; dense globals get `dims` (in declaration order).
     pub fn new(m: Module, g: &Graph, dense: &[(usize, usize)]) -> Harness {
@@ -308,10 +294,4 @@ pub fn scalar_bits(s: Scalar, x: f64) -> u64 {
         Scalar::F64 => x.to_bits(),
         _ => x as i64 as u64,
     }
-}
-
-/// A program of the backends' shared conformance set, `tests/conformance/NAME.irg` (see its README).
-pub fn conformance(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/conformance/{name}.irg"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
