@@ -24,10 +24,11 @@
 //!
 //! # Semantics
 //! The scalar semantics the IR leaves open (division by zero, shifts, overflow, casts, float `%` and `min`/`max`,
-//! `random`) are specified once, in `irgc_scalar`, and this backend implements them (the operator conformance
-//! table in `tests/conformance/ops/` checks every operator against `irgc_scalar`'s evaluator). Beyond those: a
-//! `for` loop evaluates its bounds once, before the first iteration; array indices are not bounds-checked (as
-//! on the GPU).
+//! `random`, atomics) are specified once, in `irgc_scalar`, and this backend implements them (the operator
+//! conformance table in `tests/conformance/ops/` checks every operator against `irgc_scalar`'s evaluator). Float
+//! `atomic_add`/`atomic_sub` are exact IEEE compare-and-swap loops (the GPU may flush `f32` subnormals there: the
+//! one backend difference the specification allows). Beyond those: a `for` loop evaluates its bounds once, before
+//! the first iteration; array indices are not bounds-checked (as on the GPU).
 
 mod abi;
 mod atomics;
@@ -65,5 +66,5 @@ pub fn compile(module: &Module) -> Result<CpuProgram, CpuError> {
     codegen::compile(module)
 }
 
-/// The device `random(seed, i)`, defined once for every backend and the host in [`irgc_artifact::random`].
+/// The device `random(seed, i)`, defined once for every backend and the host in `irgc_scalar::random`.
 pub use irgc_artifact::random;

@@ -316,7 +316,7 @@ impl<'c> Lower<'c, '_> {
         })
     }
 
-    /// `irgc_backend_cpu::random` in LLVM IR: both operands `i64`, wrapping arithmetic.
+    /// `irgc_scalar::random` in LLVM IR: both operands `i64`, wrapping arithmetic.
     fn random(&self, seed: IntValue<'c>, i: IntValue<'c>) -> Result<IntValue<'c>, PtxError> {
         let b = &self.b;
         let t = self.c.i64_type();

@@ -73,10 +73,12 @@
 //! (not `fmin`/`fmax`, which treat NaN differently); shifts mask the amount (LLVM's shifts by the width are
 //! poison); no fused multiply-adds (no fast-math flags are emitted, and NVPTX only contracts with them).
 //! - `&&` and `||` short-circuit; a local read before any write is 0; a `for` evaluates its bounds once.
-//! - `random(seed, i)` is the splitmix64-based hash of `irgc_backend_cpu::random`.
+//! - `random(seed, i)` is the splitmix64-based hash of `irgc_scalar::random`.
 //! - Atomics are relaxed (`monotonic`: CUDA's `atomicAdd` & co.); float `atomic_add`/`atomic_sub` are `atom.add`
-//!   (sub adds the negation, which is the same IEEE result); float `atomic_min`/`atomic_max` are CAS loops that
-//!   only write when the value is smaller/larger; float exchange and CAS work on the bits.
+//!   (sub adds the negation, which is the same IEEE result; on global memory the `f32` instruction flushes
+//!   subnormal operands and results to zero, a difference from the CPU that `irgc_scalar` leaves open); float
+//!   `atomic_min`/`atomic_max` are CAS loops that only write when the value is smaller/larger; float exchange and
+//!   CAS work on the bits.
 //! - Plain loads and stores of arrays are ordinary (non-volatile) accesses, as in CUDA C.
 
 mod abi;

@@ -1,6 +1,6 @@
 //! The one implementation of the scalar semantics the crate docs state, on typed bits.
 
-use crate::{BinaryOp, MathFn, ReduceOp, Scalar, UnaryOp};
+use crate::{AtomicOp, BinaryOp, MathFn, ReduceOp, Scalar, UnaryOp};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -235,6 +235,66 @@ pub fn random(seed: u64, i: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// What one atomic read-modify-write stores into an element of type `ty` that held `old`, given the call's
+/// operand `value` (and, for `atomic_cas`, its `compare` operand; ignored otherwise). The atomic itself returns
+/// `old`. Every backend computes this, up to the one open point below.
+///
+/// - `atomic_add`/`atomic_sub` wrap on integers; on floats they are `old + value` / `old - value` in IEEE
+///   arithmetic. **Open point:** an `f32` add or sub on a global array may flush subnormal operands and result to
+///   zero of the same sign ([`flush_subnormal`]): NVIDIA GPUs' `atom.add.f32` on global memory does; the CPU and
+///   shared memory do not.
+/// - `atomic_min`/`atomic_max` replace the element only when `value` is smaller/larger: by signedness on integers
+///   and ids, by an ordered comparison on floats (`value < old`), so a NaN never replaces anything and a NaN
+///   element is never replaced, and `-0.0` does not replace `0.0` (nor the reverse).
+/// - `atomic_and`/`or`/`xor` are bitwise; `atomic_exch` stores `value`.
+/// - `atomic_cas` stores `value` when the element's **bits** equal `compare`'s (so `-0.0` differs from `0.0`,
+///   and a NaN matches a NaN with the same bits).
+pub fn atomic(op: AtomicOp, ty: Scalar, old: u64, value: u64, compare: u64) -> Result<u64, EvalError> {
+    let (old, value, compare) = (normalize(ty, old), normalize(ty, value), normalize(ty, compare));
+    let allowed = match op {
+        AtomicOp::Add | AtomicOp::Sub => ty.is_numeric(),
+        AtomicOp::Min | AtomicOp::Max => ty.is_numeric() || ty.is_id(),
+        AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => ty.is_int(),
+        AtomicOp::Exchange | AtomicOp::CompareExchange => ty != T::Bool,
+    };
+    if !allowed || ty == T::Bool {
+        return Err(not_for(op, ty));
+    }
+    Ok(match op {
+        AtomicOp::Add => binary(BinaryOp::Add, ty, old, value)?,
+        AtomicOp::Sub => binary(BinaryOp::Sub, ty, old, value)?,
+        AtomicOp::Min | AtomicOp::Max => {
+            let better = if op == AtomicOp::Min { BinaryOp::Lt } else { BinaryOp::Gt };
+            if binary(better, ty, value, old)? != 0 {
+                value
+            } else {
+                old
+            }
+        }
+        AtomicOp::And => old & value,
+        AtomicOp::Or => old | value,
+        AtomicOp::Xor => old ^ value,
+        AtomicOp::Exchange => value,
+        AtomicOp::CompareExchange => {
+            if old == compare {
+                value
+            } else {
+                old
+            }
+        }
+    })
+}
+
+/// A float of type `ty` with a subnormal value replaced by zero of the same sign (other values, and other types,
+/// unchanged): what "flushing to zero" does to an operand or a result.
+pub fn flush_subnormal(ty: Scalar, bits: u64) -> u64 {
+    match ty {
+        T::F32 if f32::from_bits(bits as u32).is_subnormal() => bits & 0x8000_0000,
+        T::F64 if f64::from_bits(bits).is_subnormal() => bits & 0x8000_0000_0000_0000,
+        _ => bits,
+    }
+}
+
 /// The identity of a reduction in `ty`, as bits.
 pub fn reduce_identity(op: ReduceOp, ty: Scalar) -> u64 {
     match op {
@@ -313,6 +373,26 @@ mod tests {
         assert_eq!(cast(T::F64, T::U32, (-3.0f64).to_bits()), 0);
         assert_eq!(cast(T::F64, T::I32, 1e20f64.to_bits()), i32::MAX as u64);
         assert_eq!(cast(T::F32, T::Bool, f32::NAN.to_bits() as u64), 1);
+    }
+
+    #[test]
+    fn atomics_store_by_type_and_min_never_takes_a_nan() {
+        let a = |op, ty, old, v| atomic(op, ty, old, v, 0).unwrap();
+        let m1 = (-1i32) as u32 as u64;
+        assert_eq!(a(AtomicOp::Min, T::I32, 3, m1), m1);
+        assert_eq!(a(AtomicOp::Min, T::U32, 3, m1), 3);
+        assert_eq!(a(AtomicOp::Add, T::I32, i32::MAX as u64, 1), i32::MIN as u32 as u64);
+        let (nan, one) = (f64::NAN.to_bits(), 1f64.to_bits());
+        assert_eq!(a(AtomicOp::Min, T::F64, one, nan), one);
+        assert_eq!(a(AtomicOp::Max, T::F64, nan, one), nan);
+        assert_eq!(a(AtomicOp::Min, T::F64, 0f64.to_bits(), (-0f64).to_bits()), 0f64.to_bits());
+        assert_eq!(atomic(AtomicOp::CompareExchange, T::F64, nan, one, nan), Ok(one));
+        assert_eq!(atomic(AtomicOp::CompareExchange, T::F64, 0, one, (-0f64).to_bits()), Ok(0));
+        assert!(atomic(AtomicOp::Xor, T::F32, 0, 0, 0).is_err());
+        let tiny = 1e-40f32.to_bits() as u64;
+        assert_eq!(flush_subnormal(T::F32, tiny), 0);
+        assert_eq!(flush_subnormal(T::F32, (-1e-40f32).to_bits() as u64), (-0f32).to_bits() as u64);
+        assert_eq!(flush_subnormal(T::F32, 1f32.to_bits() as u64), 1f32.to_bits() as u64);
     }
 
     #[test]

@@ -15,6 +15,14 @@
 //! statement tree. Expressions are pure trees (no side effects, every node typed); side effects — stores,
 //! atomics, calls, pushes, invokes — are statements, and an effect that produces a value writes it to a local.
 //!
+//! # Scalar semantics
+//! The scalar types ([`Scalar`]) and the operators ([`UnaryOp`], [`BinaryOp`], [`MathFn`], [`ReduceOp`],
+//! [`AtomicOp`]) are [`irgc_scalar`]'s, re-exported here, and so are their semantics: what every operator computes
+//! on every type, including the points this IR leaves open elsewhere (division by zero, `MIN / -1`, shifts by the
+//! width or more, overflow, float `%`, `min`/`max` with NaN, float-to-integer casts, atomics, reductions) is
+//! specified in [`irgc_scalar`]'s crate documentation and implemented by its evaluator. Every consumer of this
+//! IR — constant folding, the host plan, both device backends — computes exactly those values.
+//!
 //! # Invariants (checked by the validator)
 //! 1. Every handle points into the arena it names; expressions refer only to expressions and locals of their own
 //!    body, and an expression's operands are earlier in the arena than the expression itself (no cycles).

@@ -54,8 +54,9 @@ pub fn eval(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result
             Ok(int_value(v, true, ty))
         }
         ExprKind::Unary(UnaryOp::Neg, inner) => match eval(inner, ty, consts)? {
-            Literal::Int(v) if ty.is_signed() => Ok(int_value(v, true, ty)),
-            Literal::Float(f) => Ok(Literal::Float(-f)),
+            lit @ (Literal::Int(_) | Literal::Float(_)) if ty.is_signed() || ty.is_float() => {
+                Ok(literal_of(ty, irgc_scalar::unary(UnaryOp::Neg, ty, literal_bits(lit, ty))))
+            }
             _ => Err(Diagnostic::error(e.span, format!("cannot negate a value of type {ty}"))),
         },
         ExprKind::Unary(UnaryOp::Not, inner) => match eval(inner, ty, consts)? {
@@ -103,11 +104,16 @@ fn binary(op: BinaryOp, a: Literal, b: Literal, ty: Scalar) -> Option<Literal> {
         return None;
     }
     let bits = irgc_scalar::binary(op, ty, literal_bits(a, ty), literal_bits(b, ty)).ok()?;
-    Some(match ty {
+    Some(literal_of(ty, bits))
+}
+
+/// The literal for the bits of a value of type `ty`.
+fn literal_of(ty: Scalar, bits: u64) -> Literal {
+    match ty {
         Scalar::Bool => Literal::Bool(bits != 0),
         t if t.is_float() => Literal::Float(irgc_scalar::to_f64(t, bits)),
         _ => Literal::Int(bits),
-    })
+    }
 }
 
 /// The bits of a literal of type `ty`.
