@@ -157,7 +157,7 @@ impl Lower<'_, '_> {
             self.reduction = Some((op, ty, acc));
         }
         match top_level(k) {
-            Some(DeviceOp::ForAll { vars, space, body }) => {
+            Some(DeviceOp::ForAll { vars, space, body, .. }) => {
                 let sp = self.prepare_space(space)?;
                 self.counted_loop(lo, hi, false, false, |me, i| {
                     me.bind_space(&sp, vars, i)?;

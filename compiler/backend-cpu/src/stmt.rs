@@ -92,7 +92,7 @@ impl Lower<'_, '_> {
                     self.write_local(*r, v);
                 }
             }
-            DeviceOp::ForAll { vars, space, body } => {
+            DeviceOp::ForAll { vars, space, body, .. } => {
                 // A nested parallel loop runs sequentially within its thread.
                 let sp = self.prepare_space(space)?;
                 let zero = self.b.ins().iconst(t::I64, 0);

@@ -140,7 +140,7 @@ impl<'c> Lower<'c, '_> {
             self.reduce_coop = k.reduce_coop;
         }
         match top_level(k) {
-            Some(DeviceOp::ForAll { vars, space, body }) => {
+            Some(DeviceOp::ForAll { vars, space, body, .. }) => {
                 let sp = self.prepare_space(space)?;
                 let size = size.unwrap_or(sp.size);
                 let (tid, ctaid) = (self.sreg("tid")?, self.sreg("ctaid")?);

@@ -113,7 +113,7 @@ impl<'c> Lower<'c, '_> {
                     self.write_local(*r, v)?;
                 }
             }
-            DeviceOp::ForAll { vars, space, body } => {
+            DeviceOp::ForAll { vars, space, body, .. } => {
                 // A nested parallel loop runs sequentially within its thread (as on the CPU).
                 let sp = self.prepare_space(space)?;
                 let i64t = self.c.i64_type();

@@ -54,7 +54,7 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     }
     let front_ms = start.elapsed().as_secs_f64() * 1e3;
     let front = c.module.as_ref().ok_or_else(|| anyhow!("the front end produced no module"))?;
-    let optimized = crate::optimize::optimize(front, &args.opt, false)?;
+    let optimized = crate::optimize::optimize(front, &c.sources, &args.opt, false)?;
     let module = &optimized;
     let arch = args.arch.clone().unwrap_or_else(crate::arch::default_arch);
     let options = irgc_backend_ptx::Options { arch: arch.clone() };

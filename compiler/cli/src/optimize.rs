@@ -3,6 +3,7 @@
 
 use anyhow::{anyhow, Result};
 use clap::Args;
+use irgc_front::diag::SourceMap;
 use irgc_front::ir::Module;
 use std::process::ExitCode;
 
@@ -23,6 +24,10 @@ pub struct OptArgs {
     /// Print how long each pass took, and what it changed, to stderr.
     #[arg(long)]
     time_passes: bool,
+    /// Say for every place a pass considered what it decided and why (e.g. which inner loops `np` spreads over
+    /// a warp or block, and why the others stay in their thread), to stderr.
+    #[arg(long)]
+    explain: bool,
 }
 
 impl OptArgs {
@@ -39,13 +44,21 @@ impl OptArgs {
 }
 
 /// The front end's module after every enabled pass; prints what `--print-after` and `--time-passes` asked for.
-pub fn optimize(module: &Module, args: &OptArgs, no_outline: bool) -> Result<Module> {
+pub fn optimize(module: &Module, sources: &SourceMap, args: &OptArgs, no_outline: bool) -> Result<Module> {
     let mut m = module.clone();
     let report = irgc_opt::run(&mut m, &args.options(no_outline)).map_err(|e| anyhow!("{e}"))?;
     for p in &report.passes {
         if let Some(ir) = &p.printed {
             eprintln!("; IR after pass `{}`{}", p.name, if p.ran { "" } else { " (disabled)" });
             eprint!("{ir}");
+        }
+    }
+    if args.explain {
+        for p in &report.passes {
+            for r in &p.remarks {
+                let (line, col) = sources.line_col(r.span.file, r.span.start);
+                eprintln!("{}:{line}:{col}: {}: {}", sources.name(r.span.file), p.name, r.message);
+            }
         }
     }
     if args.time_passes {

@@ -115,7 +115,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     let Some(module) = &compilation.module else {
         return Ok(ExitCode::FAILURE);
     };
-    let module = &crate::optimize::optimize(module, &args.opt, args.no_outline)?;
+    let module = &crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?;
     let artifact = crate::backend::lower(module);
     let kernels = match gpu {
         None => Kernels::Cpu(crate::backend::compile_cpu(module)?),

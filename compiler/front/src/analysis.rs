@@ -51,6 +51,26 @@ fn effects(
     }
 }
 
+/// Whether device function `f` (by index) stores to an array, itself or through the functions it calls (atomics
+/// are not stores): what the nested-parallelism pass must know of a call inside a loop it parallelises.
+pub fn stores_arrays(m: &Module, f: usize) -> bool {
+    fn walk(m: &Module, block: &DeviceBlock, seen: &mut BTreeSet<usize>) -> bool {
+        let mut found = false;
+        for s in block {
+            s.visit(&mut |s| match &s.kind {
+                StmtKind::Op(DeviceOp::Store { .. }) => found = true,
+                StmtKind::Op(DeviceOp::Call { function, .. }) if seen.insert(function.index()) => {
+                    found |= walk(m, &m.functions[*function].body.block, seen);
+                }
+                _ => {}
+            });
+        }
+        found
+    }
+    let mut seen = BTreeSet::from([f]);
+    walk(m, &m.functions[Handle::new(f)].body.block, &mut seen)
+}
+
 /// The outlined pipes and loops of the plan ([`PlanOp::Outlined`]), in index order.
 pub fn outlined_loops(m: &Module) -> Vec<&OutlinedLoop> {
     fn walk<'m>(block: &'m PlanBlock, out: &mut Vec<&'m OutlinedLoop>) {

@@ -20,7 +20,15 @@ pub use passes::{Pass, PASSES};
 
 use irgc_front::ir::validate::ValidationError;
 use irgc_front::ir::Module;
+use irgc_front::span::Span;
 use std::time::{Duration, Instant};
+
+/// A decision a pass took, or declined, at a place of the source: what `irgc compile --explain` prints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Remark {
+    pub span: Span,
+    pub message: String,
+}
 
 /// What one pass did.
 #[derive(Clone, Debug)]
@@ -33,6 +41,8 @@ pub struct PassRun {
     pub time: Duration,
     /// The IR printed after the pass, when `--print-after` named it.
     pub printed: Option<String>,
+    /// Why the pass changed, or left, each place it considered.
+    pub remarks: Vec<Remark>,
 }
 
 /// What [`run`] did, pass by pass, in order.
@@ -66,13 +76,14 @@ pub fn run(m: &mut Module, options: &Options) -> Result<Report, OptError> {
     for pass in PASSES {
         let enabled = options.enabled(pass.name);
         let start = Instant::now();
-        let changes = if enabled { (pass.run)(m, options) } else { 0 };
+        let mut remarks = Vec::new();
+        let changes = if enabled { (pass.run)(m, options, &mut remarks) } else { 0 };
         let time = start.elapsed();
         if enabled && options.validate {
             irgc_front::ir::validate::validate(m).map_err(|errors| OptError { pass: pass.name, errors })?;
         }
         let printed = options.print_after.contains(pass.name).then(|| irgc_front::ir::print::print_module(m));
-        report.passes.push(PassRun { name: pass.name, ran: enabled, changes, time, printed });
+        report.passes.push(PassRun { name: pass.name, ran: enabled, changes, time, printed, remarks });
     }
     Ok(report)
 }

@@ -180,7 +180,7 @@ fn compile_all(args: &BenchArgs, given: &[(String, String)], color: bool) -> Res
         if compilation.has_errors() {
             return Ok(None);
         }
-        let module = &crate::optimize::optimize(module, &args.opt, args.no_outline)?;
+        let module = &crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?;
         let artifact = crate::backend::lower(module);
         let kernels = crate::backend::compile_cpu(module)?;
         let stem = path.file_stem().map_or_else(|| artifact.name.clone(), |s| s.to_string_lossy().into_owned());

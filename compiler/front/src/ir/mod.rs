@@ -40,6 +40,7 @@
 pub mod arena;
 pub mod print;
 pub mod validate;
+pub mod walk;
 
 pub use arena::{Arena, Handle};
 /// The scalar types and operators are defined once, with their semantics, in `irgc-scalar`.
@@ -282,7 +283,7 @@ pub struct Expr {
 }
 
 /// Which array a load, store or atomic touches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ArrayRef {
     Global(Handle<Global>),
     Shared(Handle<SharedArray>),
@@ -448,8 +449,12 @@ pub enum DeviceOp {
     },
     /// Calls a device function.
     Call { function: Handle<Function>, args: Vec<Arg>, result: Option<Handle<Local>> },
-    /// A parallel loop: one logical thread per point of `space`, bound to `vars` (two for 2-D spaces).
-    ForAll { vars: Vec<Handle<Local>>, space: Space, body: DeviceBlock },
+    /// A parallel loop: one logical thread per point of `space`, bound to `vars` (two for 2-D spaces). A kernel's
+    /// top-level `ForAll` is its sweep over the grid; a nested one (written `forall` in a sweep, or a serial `for`
+    /// that the nested-parallelism pass proved parallel) is spread over GPU threads as `schedule` says, and the
+    /// locals named in `combine` (declared outside the loop, updated inside only as `x = x op value`) receive the
+    /// combination of every iteration's updates.
+    ForAll { vars: Vec<Handle<Local>>, space: Space, body: DeviceBlock, schedule: Schedule, combine: Vec<Combined> },
     /// One thread block per tile; `threads` is the compile-time block shape. Shared arrays and barriers live here.
     ForTile {
         tile_vars: Vec<Handle<Local>>,
@@ -468,6 +473,84 @@ pub enum DeviceOp {
     Reduce { value: Handle<Expr> },
     /// Waits for every thread of the tile.
     Barrier,
+}
+
+/// How the GPU runs a nested `ForAll`'s iterations (decided by the nested-parallelism pass, `np` in `irgc-opt`;
+/// the front end says `Thread`). Every schedule computes what `Thread` computes (up to the order of the
+/// iterations, which a parallel loop leaves open); the CPU backend runs them all as `Thread`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Schedule {
+    /// The thread that reaches the loop runs all of its iterations, in order.
+    #[default]
+    Thread,
+    /// The lanes of a warp that reach the loop together (`activemask`) run each other's ranges of 32 or more
+    /// iterations one range at a time, all lanes striding over it; shorter ranges stay in their thread. Valid
+    /// anywhere in device code (functions and serial loops included): it needs no block-wide barrier.
+    Warp,
+    /// Merrill et al.'s TWC schedule, at a point every thread of the block reaches (the kernel's sweep, under
+    /// `if`s only; the sweep's grid-stride loop runs the same number of times for the whole block): ranges of at
+    /// least the block's size are run by the whole block, ranges of at least 32 by their warp, shorter ones by
+    /// their thread.
+    Block,
+}
+
+impl Schedule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Thread => "thread",
+            Schedule::Warp => "warp",
+            Schedule::Block => "block",
+        }
+    }
+}
+
+/// A local that a nested `ForAll`'s iterations update by an associative, commutative operator (`x = x op v`):
+/// each helping thread combines its own iterations' updates, and the owner of the range combines those.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Combined {
+    pub local: Handle<Local>,
+    pub op: CombineOp,
+}
+
+/// The operators a nested loop's escaping locals may be combined by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CombineOp {
+    /// `+` (integers wrap; floats are added in an order the schedule chooses).
+    Sum,
+    Min,
+    Max,
+    /// `|` on integers, `||` on bool.
+    Or,
+    /// `&` on integers, `&&` on bool.
+    And,
+}
+
+impl CombineOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            CombineOp::Sum => "sum",
+            CombineOp::Min => "min",
+            CombineOp::Max => "max",
+            CombineOp::Or => "or",
+            CombineOp::And => "and",
+        }
+    }
+
+    /// The value that leaves any `x` unchanged when combined with it, as the ABI bits of type `ty`.
+    pub fn identity_bits(self, ty: Scalar) -> u64 {
+        match self {
+            CombineOp::Sum | CombineOp::Or => 0,
+            CombineOp::And => {
+                if ty == Scalar::Bool {
+                    1
+                } else {
+                    u64::MAX >> (64 - ty.bits())
+                }
+            }
+            CombineOp::Min => irgc_scalar::reduce_identity(ReduceOp::Min, ty),
+            CombineOp::Max => irgc_scalar::reduce_identity(ReduceOp::Max, ty),
+        }
+    }
 }
 
 /// What only the plan (host code) does.

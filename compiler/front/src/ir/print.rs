@@ -264,8 +264,17 @@ impl Printer<'_> {
                     .collect();
                 format!("{res}call {}({})", self.m.functions[*function].name, a.join(", "))
             }
-            DeviceOp::ForAll { vars, space, body } => {
+            DeviceOp::ForAll { vars, space, body, schedule, combine } => {
                 let _ = write!(self.out, "forall {} in {} ", self.vars(ctx, vars), self.space(ctx, space));
+                // A nested loop's schedule, once a pass chose one, and its combined locals.
+                if *schedule != Schedule::Thread {
+                    let _ = write!(self.out, "schedule {} ", schedule.name());
+                }
+                if !combine.is_empty() {
+                    let c: Vec<String> =
+                        combine.iter().map(|c| format!("{}: {}", ctx.local(c.local), c.op.name())).collect();
+                    let _ = write!(self.out, "combine({}) ", c.join(", "));
+                }
                 self.block(ctx, body, depth);
                 return None;
             }

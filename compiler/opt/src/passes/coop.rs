@@ -17,7 +17,7 @@ use crate::Options;
 use irgc_front::ir::{Cooperation, DeviceBlock, DeviceOp, Module, StmtKind};
 
 /// Marks every push, retry and reduction warp-combined; returns how many it changed.
-pub(super) fn run(m: &mut Module, _: &Options) -> usize {
+pub(super) fn run(m: &mut Module, _: &Options, _: &mut Vec<crate::Remark>) -> usize {
     let mut changed = 0;
     for (_, f) in m.functions.iter_mut() {
         changed += mark(&mut f.body.block);

@@ -1,22 +1,28 @@
 //! The passes, one per file, in the order [`run`](crate::run) applies them.
 
 mod coop;
+mod np;
 mod outline;
 
-use crate::Options;
+use crate::{Options, Remark};
 use irgc_front::ir::Module;
 
 /// A pass: its stable name, a one-line summary, and the function that runs it (returning how many places it
-/// changed).
+/// changed, and adding a remark for each decision worth explaining).
 #[derive(Debug)]
 pub struct Pass {
     pub name: &'static str,
     pub summary: &'static str,
-    pub run: fn(&mut Module, &Options) -> usize,
+    pub run: fn(&mut Module, &Options, &mut Vec<Remark>) -> usize,
 }
 
 /// Every pass, in order.
 pub static PASSES: &[Pass] = &[
+    Pass {
+        name: "np",
+        summary: "nested parallelism: an inner loop over a node's edges (or any range) is spread over a warp or block",
+        run: np::run,
+    },
     Pass {
         name: "coop",
         summary: "cooperative conversion: a warp's pushes and reductions share one atomic on the counter or result",

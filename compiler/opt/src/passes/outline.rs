@@ -28,7 +28,7 @@ use irgc_front::analysis::{device_computable, kernel_effects, outlined_loops};
 use irgc_front::ir::{DeviceOp, Handle, Module, OutlinedLoop, PlanBlock, PlanOp, StmtKind, Worklist};
 
 /// Outlines every qualifying pipe and loop; returns how many.
-pub(super) fn run(m: &mut Module, _: &Options) -> usize {
+pub(super) fn run(m: &mut Module, _: &Options, _: &mut Vec<crate::Remark>) -> usize {
     let before = outlined_loops(m).len();
     let mut block = std::mem::take(&mut m.plan.block);
     rewrite(m, &mut block, &mut 0);

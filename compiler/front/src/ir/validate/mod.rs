@@ -45,6 +45,9 @@ struct Scope {
     in_serial_loop: bool,
     in_forall: bool,
     in_tile: bool,
+    /// Whether every thread of a block reaches this point together: directly in a kernel's `forall` sweep, or
+    /// under `if`s there (where a [`Schedule::Block`] loop may stand).
+    uniform: bool,
 }
 
 /// The checker's state: the module and the errors found so far.
@@ -126,7 +129,7 @@ impl<'a> Validator<'a> {
         if !matches!(at, Where::Kernel(_)) && !body.shared.is_empty() {
             self.err(span, "shared arrays outside a kernel");
         }
-        let scope = Scope { in_loop: false, in_serial_loop: false, in_forall: false, in_tile: false };
+        let scope = Scope { in_loop: false, in_serial_loop: false, in_forall: false, in_tile: false, uniform: false };
         self.block(body.view(), at, &body.block, scope);
     }
 

@@ -46,7 +46,7 @@ impl Validator<'_> {
                 self.block(body, at, otherwise, scope);
             }
             StmtKind::Loop { body: b, continuing, break_if } => {
-                let inner = Scope { in_loop: true, in_serial_loop: true, ..scope };
+                let inner = Scope { in_loop: true, in_serial_loop: true, uniform: false, ..scope };
                 self.block(body, at, b, inner);
                 self.block(body, at, continuing, Scope { in_loop: false, ..inner });
                 if let Some(c) = break_if {
@@ -58,7 +58,7 @@ impl Validator<'_> {
                 if ts != te || self.expect_local(body, *var, span) != ts.map(LocalType::Scalar) {
                     self.err(span, "for loop bounds and variable of different types");
                 }
-                self.block(body, at, b, Scope { in_loop: true, in_serial_loop: true, ..scope });
+                self.block(body, at, b, Scope { in_loop: true, in_serial_loop: true, uniform: false, ..scope });
             }
             StmtKind::Break | StmtKind::Continue => {
                 if !scope.in_loop {
@@ -123,15 +123,26 @@ impl Validator<'_> {
                     }
                 }
             }
-            DeviceOp::ForAll { vars, space, body: b } => {
-                if !matches!(at, Where::Kernel(_)) {
-                    self.err(span, "forall outside a kernel");
+            DeviceOp::ForAll { vars, space, body: b, schedule, combine } => {
+                // The sweep stands at the top of a kernel; a nested `forall` anywhere in parallel code (a sweep's
+                // body, a device function, their serial loops).
+                let nested = scope.in_forall || matches!(at, Where::Function(_));
+                if !nested && (!matches!(at, Where::Kernel(_)) || scope.in_serial_loop) {
+                    self.err(span, "forall outside a kernel's top level");
                 }
-                if scope.in_serial_loop {
-                    self.err(span, "forall inside a serial loop");
+                if !nested && (*schedule != Schedule::Thread || !combine.is_empty()) {
+                    self.err(span, "a kernel's sweep with a nested loop's schedule or combined locals");
+                }
+                if *schedule == Schedule::Block && (!scope.uniform || !matches!(at, Where::Kernel(_))) {
+                    self.err(span, "a block-scheduled loop at a point not every thread of the block reaches");
                 }
                 self.space(body, space, vars, span);
-                self.block(body, at, b, Scope { in_loop: false, in_forall: true, ..scope });
+                for c in combine {
+                    self.combined(body, *c, vars, b, span);
+                }
+                // Inside the sweep, only `if`s keep a point uniform; a nested loop's body is not.
+                let uniform = !nested;
+                self.block(body, at, b, Scope { in_loop: false, in_forall: true, uniform, ..scope });
             }
             DeviceOp::ForTile { tile_vars, tiles, thread_vars, threads, body: b } => {
                 if !matches!(at, Where::Kernel(_)) || scope.in_forall || scope.in_serial_loop {
@@ -171,6 +182,46 @@ impl Validator<'_> {
                     self.err(span, "barrier outside a tile");
                 }
             }
+        }
+    }
+
+    /// A combined local of a nested loop: a scalar local that is not a loop variable, of a type the operator
+    /// takes, which the loop's own statements update only as `x = x op value` and read nowhere else.
+    fn combined(&mut self, body: BodyView<'_>, c: Combined, vars: &[Handle<Local>], block: &DeviceBlock, span: Span) {
+        let Some(LocalType::Scalar(ty)) = body.locals.get(c.local).map(|l| l.ty) else {
+            self.err(span, "a combined local that is missing or not a scalar");
+            return;
+        };
+        let fits = match c.op {
+            CombineOp::Sum => ty != Scalar::Bool && !ty.is_id(),
+            CombineOp::Min | CombineOp::Max => ty != Scalar::Bool,
+            CombineOp::Or | CombineOp::And => ty == Scalar::Bool || ty.is_int(),
+        };
+        if !fits || vars.contains(&c.local) {
+            self.err(span, format!("local {} combined by {} in a nested loop", body.locals[c.local].name, c.op.name()));
+        }
+        let mut bad = false;
+        for s in block {
+            s.visit(&mut |s| {
+                let operands = match &s.kind {
+                    StmtKind::Assign { local, value } if *local == c.local => {
+                        match walk::combine_update(body.exprs, c.local, *value) {
+                            Some((op, v)) if op == c.op => vec![v],
+                            _ => {
+                                bad = true;
+                                return;
+                            }
+                        }
+                    }
+                    _ => s.operands(),
+                };
+                bad |= operands.iter().any(|&e| walk::reads_local(body.exprs, e, c.local))
+                    || (s.writes().contains(&c.local) && !matches!(s.kind, StmtKind::Assign { .. }));
+            });
+        }
+        if bad {
+            let name = &body.locals[c.local].name;
+            self.err(span, format!("combined local {name} is used in the loop other than as `{name} = {name} op v`"));
         }
     }
 

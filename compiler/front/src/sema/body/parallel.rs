@@ -261,7 +261,16 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
         self.loops.pop();
         self.scopes.pop();
         if let Some(vars) = vars {
-            self.emit_device(DeviceOp::ForAll { vars, space: sp, body: Op::device_block(b) }, span);
+            self.emit_device(
+                DeviceOp::ForAll {
+                    vars,
+                    space: sp,
+                    body: Op::device_block(b),
+                    schedule: crate::ir::Schedule::Thread,
+                    combine: Vec::new(),
+                },
+                span,
+            );
         }
     }
 

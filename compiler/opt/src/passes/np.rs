@@ -1,0 +1,420 @@
+//! **np** — nested parallelism: an inner loop of a sweep whose iterations are independent is turned into a
+//! nested `forall` with a GPU schedule, so that one thread no longer runs a hub's whole edge list.
+//!
+//! What it transforms: every serial `for x in a..b { .. }` (`for e in G.edges(v)` is `G.first_edge(v)..
+//! G.end_edge(v)`) in a kernel's `forall` sweep or in a device function, and every `forall` nested in a sweep,
+//! that is not itself inside a loop this pass transformed. A serial loop qualifies when running its iterations
+//! in any order, at the same time, computes what running them in order does:
+//! - it does not leave early: no `break` or `continue` of this loop, no `return`, no barrier, no parallel loop
+//!   inside;
+//! - every local it assigns is either private to an iteration (not used outside the loop, and assigned before
+//!   it is read in each iteration — a `let` or `var` of the body), or *combined*: updated only as `x = x op v`
+//!   with `op` one of `+`, `min`, `max`, `|`/`||`, `&`/`&&`, and read nowhere else in the loop (sums, counts,
+//!   bitmasks, minima; first-found searches with `break`, argmax with a tie rule, and counters used as indices are
+//!   not combinations, and keep the loop serial);
+//! - an array it stores to is neither read nor updated atomically in the loop, and the index of every such store
+//!   is one-to-one in the loop variable (`x`, `x + k`, `(k + x as u64) as edge`, ...), so no two iterations
+//!   write the same element; it calls no function that stores to an array. Atomic updates and pushes are
+//!   allowed: iterations of one loop then race as the sweep's threads already do (the program must not rely on
+//!   the order of its own loop's atomics, exactly as it cannot rely on the order of the sweep's threads).
+//!
+//! The schedule ([`Schedule`]): `block` where every thread of the block reaches the loop together — directly in
+//! the kernel's sweep or under `if`s there (ranges of at least the block size run over the whole block, of at
+//! least 32 over the warp, shorter ones in their thread: Merrill et al.'s TWC); `warp` anywhere else (device
+//! functions, loops inside serial loops): the lanes that arrive together run each other's ranges of 32 or more.
+//!
+//! What it does not do: split a loop around a `break` (first-found) or turn an argmax into a combination; the
+//! fine-grained third level of TWC (short ranges spread edge by edge over the block by a prefix sum) is not
+//! generated: short ranges stay in their thread; nothing in `forall tile` kernels; nothing on the CPU, whose
+//! backend runs every schedule as `thread` (its threads take chunks of the sweep, so a hub costs one chunk; see
+//! `docs/optimizer.md`). Every decision, taken or not, is a remark (`irgc compile --explain`).
+
+use crate::{Options, Remark};
+use irgc_front::analysis::stores_arrays;
+use irgc_front::ir::walk::{combine_update, expr_locals, reads_local};
+use irgc_front::ir::{
+    ArrayRef, BinaryOp, CombineOp, Combined, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind, Handle,
+    Local, LocalType, Module, Schedule, Space, Statement, StmtKind,
+};
+use irgc_front::span::Span;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Schedules every nested loop that qualifies; returns how many it changed.
+pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usize {
+    let store_fns: Vec<bool> = (0..m.functions.len()).map(|i| stores_arrays(m, i)).collect();
+    let fn_names: Vec<String> = m.functions.iter().map(|(_, f)| f.name.clone()).collect();
+    let global_names: Vec<String> = m.globals.iter().map(|(_, g)| format!("@{}", g.name)).collect();
+    let names = Names { functions: &fn_names, globals: &global_names };
+    let mut changed = 0;
+    for (_, k) in m.kernels.iter_mut() {
+        let what = format!("kernel `{}`", k.name);
+        let mentions = mentions(&k.body, &k.body.block);
+        let Some(Statement { kind: StmtKind::Op(DeviceOp::ForAll { body: sweep, .. }), .. }) = k.body.block.first_mut()
+        else {
+            continue;
+        };
+        let mut sweep = std::mem::take(sweep);
+        let mut cx = Cx { body: &k.body, mentions, store_fns: &store_fns, names, what: &what, remarks };
+        changed += cx.block(&mut sweep, true);
+        if let Some(Statement { kind: StmtKind::Op(DeviceOp::ForAll { body, .. }), .. }) = k.body.block.first_mut() {
+            *body = sweep;
+        }
+    }
+    for (_, f) in m.functions.iter_mut() {
+        let what = format!("function `{}`", f.name);
+        let mentions = mentions(&f.body, &f.body.block);
+        let mut block = std::mem::take(&mut f.body.block);
+        let mut cx = Cx { body: &f.body, mentions, store_fns: &store_fns, names, what: &what, remarks };
+        changed += cx.block(&mut block, false);
+        f.body.block = block;
+    }
+    changed
+}
+
+/// Names for remarks.
+#[derive(Clone, Copy)]
+struct Names<'a> {
+    functions: &'a [String],
+    globals: &'a [String],
+}
+
+/// The walk over one body.
+struct Cx<'a> {
+    /// The body's arenas (its statements are taken out while they are rewritten).
+    body: &'a DeviceBody,
+    /// How often the whole body mentions each local (see [`mentions`]), taken before any rewrite.
+    mentions: BTreeMap<Handle<Local>, usize>,
+    store_fns: &'a [bool],
+    names: Names<'a>,
+    what: &'a str,
+    remarks: &'a mut Vec<Remark>,
+}
+
+impl Cx<'_> {
+    /// Rewrites the loops of `block`; `uniform` when every thread of the block reaches it together.
+    fn block(&mut self, block: &mut DeviceBlock, uniform: bool) -> usize {
+        let mut changed = 0;
+        for i in 0..block.len() {
+            changed += self.stmt(block, i, uniform);
+        }
+        changed
+    }
+
+    fn stmt(&mut self, block: &mut DeviceBlock, i: usize, uniform: bool) -> usize {
+        let schedule = if uniform { Schedule::Block } else { Schedule::Warp };
+        let span = block[i].span;
+        match &mut block[i].kind {
+            StmtKind::If { then, otherwise, .. } => self.block(then, uniform) + self.block(otherwise, uniform),
+            StmtKind::Loop { body, continuing, .. } => self.block(body, false) + self.block(continuing, false),
+            StmtKind::Op(DeviceOp::ForAll { vars, schedule: s, .. }) => {
+                // Written `forall`: parallel by the program's word.
+                let var = vars.first().map(|&v| self.body.locals[v].name.clone()).unwrap_or_default();
+                if *s == Schedule::Thread {
+                    *s = schedule;
+                    self.remark(span, format!("the nested forall over `{var}` is spread over the {}", schedule.name()));
+                    1
+                } else {
+                    0
+                }
+            }
+            StmtKind::For { var, start, end, body } => match self.parallel(*var, body) {
+                Ok(combine) => {
+                    let name = self.body.locals[*var].name.clone();
+                    let with = if combine.is_empty() {
+                        String::new()
+                    } else {
+                        let c: Vec<String> = combine
+                            .iter()
+                            .map(|c| format!("`{}` by {}", self.body.locals[c.local].name, c.op.name()))
+                            .collect();
+                        format!(", combining {}", c.join(", "))
+                    };
+                    self.remark(span, format!("the loop over `{name}` is spread over the {}{with}", schedule.name()));
+                    let (var, start, end, body) = (*var, *start, *end, std::mem::take(body));
+                    block[i].kind = StmtKind::Op(DeviceOp::ForAll {
+                        vars: vec![var],
+                        space: Space::Range(start, end),
+                        body,
+                        schedule,
+                        combine,
+                    });
+                    1
+                }
+                Err(why) => {
+                    let name = self.body.locals[*var].name.clone();
+                    self.remark(span, format!("the loop over `{name}` stays in its thread: {why}"));
+                    self.block(body, false)
+                }
+            },
+            _ => 0,
+        }
+    }
+
+    fn remark(&mut self, span: Span, message: String) {
+        self.remarks.push(Remark { span, message: format!("{}: {message}", self.what) });
+    }
+
+    /// Whether the iterations of `for var in .. { body }` may run in parallel: the locals to combine, or why not.
+    fn parallel(&self, var: Handle<Local>, body: &DeviceBlock) -> Result<Vec<Combined>, String> {
+        let b = self.body;
+        let local = |l: Handle<Local>| b.locals[l].name.clone();
+        let mut facts = Facts::default();
+        facts.collect(b, body, 0)?;
+        if let Some(f) = facts.calls.iter().find(|&&f| self.store_fns[f]) {
+            return Err(format!("it calls `{}`, which writes arrays", self.names.functions[*f]));
+        }
+        // Locals: private to an iteration, or combined. A local the body mentions more often than the loop does
+        // is used outside the loop.
+        let inside = mentions(b, body);
+        let outside: BTreeSet<Handle<Local>> =
+            inside.iter().filter(|(l, n)| self.mentions.get(l).copied().unwrap_or(0) > **n).map(|(l, _)| *l).collect();
+        let mut combine = Vec::new();
+        for &l in &facts.written {
+            if l == var {
+                continue;
+            }
+            let private = !outside.contains(&l) && facts.first_mention.get(&l) == Some(&true);
+            if private {
+                continue;
+            }
+            match facts.combine_op(b, body, l) {
+                Some(op) if op_fits(op, b.locals[l].ty) => combine.push(Combined { local: l, op }),
+                _ if outside.contains(&l) => {
+                    return Err(format!(
+                        "it assigns `{}`, which is used outside the loop, other than as `x = x op v` (op one of \
+                         +, min, max, |, &) read nowhere else in the loop",
+                        local(l)
+                    ))
+                }
+                _ => return Err(format!("`{}` may be read before it is assigned in an iteration", local(l))),
+            }
+        }
+        // Memory: stores must not meet reads or atomics of the same array, nor repeat an index.
+        let written: BTreeSet<Handle<Local>> = facts.written.iter().copied().collect();
+        for (array, index, value) in &facts.stores {
+            let name = match array {
+                ArrayRef::Global(g) => self.names.globals[g.index()].clone(),
+                ArrayRef::Param(l) => local(*l),
+                ArrayRef::Shared(_) => return Err("it stores to a shared array".into()),
+            };
+            if facts.loads.contains(array) || facts.atomics.contains(array) {
+                return Err(format!("it stores to {name} and also reads it"));
+            }
+            if matches!(array, ArrayRef::Param(_)) && !(facts.loads.is_empty() && facts.atomics.is_empty()) {
+                return Err(format!("it stores through the array parameter `{name}`, which may alias what it reads"));
+            }
+            // Two iterations may store to one element only if every store to the array writes the same value.
+            let same_value = facts.stores.iter().filter(|s| s.0 == *array).all(|s| invariant(b, s.2, var, &written));
+            if !same_value && !index.iter().any(|&i| one_to_one(b, i, var, &written)) {
+                return Err(format!(
+                    "two iterations may store different values to the same element of {name} (the order would matter)"
+                ));
+            }
+            let _ = value;
+        }
+        Ok(combine)
+    }
+}
+
+/// Whether combining by `op` is defined on a local of type `ty` (as the validator requires).
+fn op_fits(op: CombineOp, ty: LocalType) -> bool {
+    let LocalType::Scalar(s) = ty else { return false };
+    match op {
+        CombineOp::Sum => s != irgc_front::ir::Scalar::Bool && !s.is_id(),
+        CombineOp::Min | CombineOp::Max => s != irgc_front::ir::Scalar::Bool,
+        CombineOp::Or | CombineOp::And => s == irgc_front::ir::Scalar::Bool || s.is_int(),
+    }
+}
+
+/// What a loop body does, gathered in one walk.
+#[derive(Default)]
+struct Facts {
+    /// Locals assigned anywhere in the body, in order of first write.
+    written: Vec<Handle<Local>>,
+    /// For each local the body mentions: whether its first mention (pre-order) writes it without reading it.
+    first_mention: BTreeMap<Handle<Local>, bool>,
+    loads: BTreeSet<ArrayRef>,
+    atomics: BTreeSet<ArrayRef>,
+    stores: Vec<(ArrayRef, Vec<Handle<Expr>>, Handle<Expr>)>,
+    calls: BTreeSet<usize>,
+}
+
+impl Facts {
+    /// `depth` counts the serial loops inside the body around `block` (a `break` there is theirs).
+    fn collect(&mut self, b: &DeviceBody, block: &DeviceBlock, depth: usize) -> Result<(), String> {
+        for s in block {
+            self.statement(b, s, depth)?;
+        }
+        Ok(())
+    }
+
+    fn statement(&mut self, b: &DeviceBody, s: &DeviceStmt, depth: usize) -> Result<(), String> {
+        let reads: Vec<Handle<Local>> = {
+            let mut r = Vec::new();
+            for e in s.operands() {
+                expr_locals(&b.exprs, e, &mut |l| r.push(l));
+                self.arrays_read(b, e);
+            }
+            r
+        };
+        for &l in &reads {
+            self.first_mention.entry(l).or_insert(false);
+        }
+        for l in s.writes() {
+            self.first_mention.entry(l).or_insert(true);
+            if !self.written.contains(&l) {
+                self.written.push(l);
+            }
+        }
+        match &s.kind {
+            StmtKind::Break | StmtKind::Continue if depth == 0 => {
+                return Err("`break` or `continue` ends it early (its iterations depend on each other)".into())
+            }
+            StmtKind::Loop { body, continuing, .. } => {
+                self.collect(b, body, depth + 1)?;
+                self.collect(b, continuing, depth + 1)?;
+            }
+            StmtKind::For { body, .. } => self.collect(b, body, depth + 1)?,
+            StmtKind::If { then, otherwise, .. } => {
+                self.collect(b, then, depth)?;
+                self.collect(b, otherwise, depth)?;
+            }
+            StmtKind::Op(op) => match op {
+                DeviceOp::Return(_) => return Err("`return` inside it ends it early".into()),
+                DeviceOp::Barrier => return Err("it waits at a barrier".into()),
+                DeviceOp::ForAll { .. } | DeviceOp::ForTile { .. } => {
+                    return Err("it contains a parallel loop (only the outer one is spread)".into())
+                }
+                DeviceOp::Store { array, index, value } => self.stores.push((*array, index.clone(), *value)),
+                DeviceOp::Atomic { array, .. } => {
+                    self.atomics.insert(*array);
+                }
+                DeviceOp::Call { function, .. } => {
+                    self.calls.insert(function.index());
+                }
+                DeviceOp::Push { .. } | DeviceOp::Retry { .. } | DeviceOp::Reduce { .. } => {}
+            },
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn arrays_read(&mut self, b: &DeviceBody, e: Handle<Expr>) {
+        match &b.exprs[e].kind {
+            ExprKind::Load { array, index } => {
+                self.loads.insert(*array);
+                for &i in index {
+                    self.arrays_read(b, i);
+                }
+            }
+            ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => self.arrays_read(b, *arg),
+            ExprKind::Binary { left, right, .. } => {
+                self.arrays_read(b, *left);
+                self.arrays_read(b, *right);
+            }
+            ExprKind::Math { args, .. } => args.iter().for_each(|&a| self.arrays_read(b, a)),
+            ExprKind::Graph(q) => {
+                let mut inner = Vec::new();
+                match q {
+                    irgc_front::ir::GraphQuery::Src(h)
+                    | irgc_front::ir::GraphQuery::Dst(h)
+                    | irgc_front::ir::GraphQuery::Weight(h)
+                    | irgc_front::ir::GraphQuery::Degree(h)
+                    | irgc_front::ir::GraphQuery::FirstEdge(h)
+                    | irgc_front::ir::GraphQuery::EndEdge(h) => inner.push(*h),
+                    _ => {}
+                }
+                inner.into_iter().for_each(|h| self.arrays_read(b, h));
+            }
+            _ => {}
+        }
+    }
+
+    /// The one operator `l` is combined by in the loop, if every write of it is `l = l op v` with that operator
+    /// and it is read nowhere else.
+    fn combine_op(&self, b: &DeviceBody, block: &DeviceBlock, l: Handle<Local>) -> Option<CombineOp> {
+        let mut op: Option<CombineOp> = None;
+        let mut ok = true;
+        for s in block {
+            s.visit(&mut |s| {
+                let operands = match &s.kind {
+                    StmtKind::Assign { local, value } if *local == l => match combine_update(&b.exprs, l, *value) {
+                        Some((o, v)) if op.is_none_or(|p| p == o) => {
+                            op = Some(o);
+                            vec![v]
+                        }
+                        _ => {
+                            ok = false;
+                            return;
+                        }
+                    },
+                    _ => s.operands(),
+                };
+                ok &= !operands.iter().any(|&e| reads_local(&b.exprs, e, l))
+                    && !(s.writes().contains(&l) && !matches!(s.kind, StmtKind::Assign { .. }));
+            });
+        }
+        if ok {
+            op
+        } else {
+            None
+        }
+    }
+}
+
+/// How often each local is mentioned (read in an operand, or written) by the statements of `block`, nested ones
+/// included. Rewriting a `for` into a nested `forall` keeps every count.
+fn mentions(b: &DeviceBody, block: &DeviceBlock) -> BTreeMap<Handle<Local>, usize> {
+    let mut out = BTreeMap::new();
+    for s in block {
+        s.visit(&mut |s| {
+            for e in s.operands() {
+                expr_locals(&b.exprs, e, &mut |l| *out.entry(l).or_insert(0) += 1);
+            }
+            for l in s.writes() {
+                *out.entry(l).or_insert(0) += 1;
+            }
+        });
+    }
+    out
+}
+
+/// Whether `e` has the same value in every iteration of the loop over `var`: it reads no local the loop writes
+/// and no array.
+fn invariant(b: &DeviceBody, e: Handle<Expr>, var: Handle<Local>, written: &BTreeSet<Handle<Local>>) -> bool {
+    let mut ok = true;
+    expr_locals(&b.exprs, e, &mut |l| ok &= l != var && !written.contains(&l));
+    ok && !has_load(b, e)
+}
+
+/// Whether the index expression `e` takes a different value in every iteration of the loop over `var`: `var`
+/// itself, widened by casts, plus or minus something the loop does not change.
+fn one_to_one(b: &DeviceBody, e: Handle<Expr>, var: Handle<Local>, written: &BTreeSet<Handle<Local>>) -> bool {
+    let invariant = |h: Handle<Expr>| invariant(b, h, var, written);
+    match &b.exprs[e].kind {
+        ExprKind::Local(l) => *l == var,
+        ExprKind::Cast { arg } => {
+            let (from, to) = (b.exprs[*arg].ty, b.exprs[e].ty);
+            (from.is_int() || from.is_id())
+                && (to.is_int() || to.is_id())
+                && to.bits() >= from.bits()
+                && one_to_one(b, *arg, var, written)
+        }
+        ExprKind::Binary { op: BinaryOp::Add | BinaryOp::BitXor, left, right } => {
+            (one_to_one(b, *left, var, written) && invariant(*right))
+                || (one_to_one(b, *right, var, written) && invariant(*left))
+        }
+        ExprKind::Binary { op: BinaryOp::Sub, left, right } => {
+            (one_to_one(b, *left, var, written) && invariant(*right))
+                || (one_to_one(b, *right, var, written) && invariant(*left))
+        }
+        _ => false,
+    }
+}
+
+/// Whether an expression reads an array (its value may change while the loop runs).
+fn has_load(b: &DeviceBody, e: Handle<Expr>) -> bool {
+    let mut f = Facts::default();
+    f.arrays_read(b, e);
+    !f.loads.is_empty()
+}
