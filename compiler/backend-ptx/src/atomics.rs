@@ -108,7 +108,7 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// `atomicrmw fadd` (through a helper, see [`crate::helpers`]); returns the old value.
-    fn fadd(
+    pub(crate) fn fadd(
         &mut self,
         elem: Scalar,
         addr: PointerValue<'c>,

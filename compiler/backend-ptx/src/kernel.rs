@@ -70,6 +70,15 @@ impl<'c> Lower<'c, '_> {
         })
     }
 
+    /// The `i64` that iteration `i` of a 1-D range or out-edge space adds `i` to (its first value).
+    pub(crate) fn space_start(&self, sp: &Prepared<'c>) -> Result<IntValue<'c>, PtxError> {
+        match sp.kind {
+            Kind::Range { start, .. } => Ok(start),
+            Kind::OutEdges { first } => Ok(first),
+            _ => self.malformed("the start of a space that is not a range"),
+        }
+    }
+
     /// A range's start (as `i64`), its length (`max(end - start, 0)`) and its type.
     fn range(&mut self, a: Handle<Expr>, b: Handle<Expr>) -> Result<(IntValue<'c>, IntValue<'c>, Scalar), PtxError> {
         let ty = self.expr_of(a).ty;
@@ -149,10 +158,25 @@ impl<'c> Lower<'c, '_> {
                 let start = self.b.build_int_add(base, tid, "start")?;
                 self.zero_spent_counters(k, start)?;
                 let stride = self.b.build_int_mul(nctaid, ntid, "stride")?;
-                self.counted_loop(start, size, stride, false, false, |me, i| {
-                    me.bind_space(&sp, vars, i)?;
-                    me.block_of(body)
-                })?;
+                if body.iter().any(crate::nested::has_block_loop) {
+                    // Block-scheduled nested loops need the whole block at their barriers: every thread of a block
+                    // runs the grid-stride loop as often as its first thread, an iteration past the end with its
+                    // statements switched off.
+                    let bool_t = self.c.bool_type();
+                    let pred = self.alloca(bool_t.into(), "valid")?;
+                    self.counted_loop(base, size, stride, false, false, |me, first| {
+                        let i = me.b.build_int_add(first, tid, "")?;
+                        let valid = me.b.build_int_compare(IntPredicate::ULT, i, size, "")?;
+                        me.b.build_store(pred, valid)?;
+                        me.if_else(valid, |me| me.bind_space(&sp, vars, i), |_| Ok(()))?;
+                        me.predicated_block(body, pred)
+                    })?;
+                } else {
+                    self.counted_loop(start, size, stride, false, false, |me, i| {
+                        me.bind_space(&sp, vars, i)?;
+                        me.block_of(body)
+                    })?;
+                }
             }
             Some(DeviceOp::ForTile { tile_vars, tiles, thread_vars, threads, body }) => {
                 let sp = self.prepare_space(tiles)?;

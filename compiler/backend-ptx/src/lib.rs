@@ -89,6 +89,7 @@ mod expr;
 mod helpers;
 mod kernel;
 mod lower;
+mod nested;
 mod pipe;
 mod stmt;
 mod types;

@@ -8,7 +8,8 @@ use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, FloatPredicate, IntPredicate};
 use irgc_artifact::WorklistSlot;
 use irgc_front::ir::{
-    Arg, ArrayRef, Cooperation, DeviceOp, DeviceStmt, Expr, Handle, ReduceOp, Scalar, StmtKind, Worklist,
+    Arg, ArrayRef, Cooperation, DeviceOp, DeviceStmt, Expr, Handle, ReduceOp, Scalar, Schedule, Space, StmtKind,
+    Worklist,
 };
 
 impl<'c> Lower<'c, '_> {
@@ -112,6 +113,15 @@ impl<'c> Lower<'c, '_> {
                     };
                     self.write_local(*r, v)?;
                 }
+            }
+            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine }
+                if vars.len() == 1 && matches!(space, Space::Range(..) | Space::OutEdges(_)) =>
+            {
+                let lp = crate::nested::NestedLoop { var: vars[0], space, body, combine };
+                self.warp_loop(&lp)?;
+            }
+            DeviceOp::ForAll { schedule: Schedule::Block, .. } => {
+                return self.malformed("a block-scheduled loop outside the predicated sweep body")
             }
             DeviceOp::ForAll { vars, space, body, .. } => {
                 // A nested parallel loop runs sequentially within its thread (as on the CPU).

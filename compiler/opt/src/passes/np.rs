@@ -45,6 +45,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     let fn_names: Vec<String> = m.functions.iter().map(|(_, f)| f.name.clone()).collect();
     let global_names: Vec<String> = m.globals.iter().map(|(_, g)| format!("@{}", g.name)).collect();
     let names = Names { functions: &fn_names, globals: &global_names };
+    let loop_fns: Vec<bool> = (0..m.functions.len()).map(|i| has_loops(m, i)).collect();
     let mut changed = 0;
     for (_, k) in m.kernels.iter_mut() {
         let what = format!("kernel `{}`", k.name);
@@ -56,6 +57,13 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
         let mut sweep = std::mem::take(sweep);
         let mut cx = Cx { body: &k.body, mentions, store_fns: &store_fns, names, what: &what, remarks };
         changed += cx.block(&mut sweep, true);
+        if let Some(at) = serial_loop(&sweep, &loop_fns) {
+            if demote(&mut sweep) > 0 {
+                let msg = "its block-scheduled loops use the warp schedule instead: the sweep also runs a serial \
+                           loop, and the block would wait at every barrier for its slowest thread";
+                remarks.push(Remark { span: at, message: format!("{what}: {msg}") });
+            }
+        }
         if let Some(Statement { kind: StmtKind::Op(DeviceOp::ForAll { body, .. }), .. }) = k.body.block.first_mut() {
             *body = sweep;
         }
@@ -69,6 +77,58 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
         f.body.block = block;
     }
     changed
+}
+
+/// Whether device function `f` runs a loop, itself or in a function it calls.
+fn has_loops(m: &Module, f: usize) -> bool {
+    fn walk(m: &Module, block: &DeviceBlock, seen: &mut BTreeSet<usize>) -> bool {
+        let mut found = false;
+        for s in block {
+            s.visit(&mut |s| match &s.kind {
+                StmtKind::For { .. } | StmtKind::Loop { .. } | StmtKind::Op(DeviceOp::ForAll { .. }) => found = true,
+                StmtKind::Op(DeviceOp::Call { function, .. }) if seen.insert(function.index()) => {
+                    found |= walk(m, &m.functions[*function].body.block, seen);
+                }
+                _ => {}
+            });
+        }
+        found
+    }
+    walk(m, &m.functions[Handle::new(f)].body.block, &mut BTreeSet::from([f]))
+}
+
+/// A serial loop of the sweep's body outside its scheduled loops (or a call of a function with a loop), if any:
+/// work of one thread that a block-wide barrier would wait for.
+fn serial_loop(block: &DeviceBlock, loop_fns: &[bool]) -> Option<Span> {
+    for s in block {
+        match &s.kind {
+            StmtKind::For { .. } | StmtKind::Loop { .. } => return Some(s.span),
+            StmtKind::If { then, otherwise, .. } => {
+                if let Some(at) = serial_loop(then, loop_fns).or_else(|| serial_loop(otherwise, loop_fns)) {
+                    return Some(at);
+                }
+            }
+            StmtKind::Op(DeviceOp::Call { function, .. }) if loop_fns[function.index()] => return Some(s.span),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Turns the block-scheduled loops of a sweep's body into warp-scheduled ones; returns how many.
+fn demote(block: &mut DeviceBlock) -> usize {
+    let mut n = 0;
+    for s in block.iter_mut() {
+        match &mut s.kind {
+            StmtKind::Op(DeviceOp::ForAll { schedule, .. }) if *schedule == Schedule::Block => {
+                *schedule = Schedule::Warp;
+                n += 1;
+            }
+            StmtKind::If { then, otherwise, .. } => n += demote(then) + demote(otherwise),
+            _ => {}
+        }
+    }
+    n
 }
 
 /// Names for remarks.

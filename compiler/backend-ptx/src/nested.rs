@@ -1,0 +1,745 @@
+//! Nested parallel loops (`forall` inside a sweep or a device function) run by the schedule the `np` pass chose
+//! ([`Schedule`]): one thread per range (`thread`), the warp's lanes helping each other (`warp`), or Merrill et
+//! al.'s block / warp / thread levels at a point the whole block reaches (`block`).
+//!
+//! # What a helper needs
+//! A thread that runs iterations of another thread's range (its *owner*'s) needs the owner's range start and the
+//! owner's values of the loop's *live-ins* (locals the body reads but does not write). It takes them, overwrites
+//! its own copies for the duration, and restores its own afterwards. The body's *combined* locals (`x = x op v`)
+//! start from the operator's identity in each helper; what a helper computed for an owner is combined into the
+//! owner's value: through `shfl` in the warp schedule, through a shared-memory atomic on the owner's slot in the
+//! block schedule. A range's start is published as an `i64` and the loop variable is `narrow(start + j)`.
+//!
+//! # `block`: the sweep's body under a predicate
+//! A block-wide barrier needs every thread of the block, so a kernel whose sweep has a `block` loop runs its
+//! grid-stride loop the same number of times in every thread of a block (`valid = i < size` instead of leaving),
+//! and lowers the sweep's body *predicated*: statements on the path to the loop (only `if`s, by the validator's
+//! rule) run under `valid && conditions`, and the loop itself runs in every thread, an inactive thread with an
+//! empty range. Per round of the block level, threads with a range of at least the block size race to name
+//! themselves owner in a shared word (two words, alternating, so that resetting one needs no third barrier); the
+//! whole block strides over the owner's range. Then each warp does the same for ranges of 32 or more (owners
+//! found with `ballot`). What is left (fewer than 32 iterations) runs in its own thread.
+
+use crate::lower::{Lower, SHARED};
+use crate::types;
+use crate::PtxError;
+use inkwell::module::Linkage;
+use inkwell::types::BasicType;
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
+use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use irgc_front::ir::{
+    CombineOp, Combined, DeviceBlock, DeviceOp, DeviceStmt, Handle, Local, LocalType, Scalar, Schedule, Space, StmtKind,
+};
+use std::collections::BTreeSet;
+
+/// The block size the shared arrays of a `block` loop are laid out for: every `forall` kernel and outlined pipe
+/// runs with at most this many threads (their `.maxntid`).
+const BLOCK: u32 = crate::FORALL_MAX_THREADS;
+/// A warp.
+const WARP: u64 = 32;
+/// "No owner" in the block level's owner words.
+const NONE: u64 = u32::MAX as u64;
+
+/// A nested loop as the schedules need it.
+pub(crate) struct NestedLoop<'a> {
+    pub var: Handle<Local>,
+    pub space: &'a Space,
+    pub body: &'a DeviceBlock,
+    pub combine: &'a [Combined],
+}
+
+/// Whether a statement holds a `block`-scheduled loop (on its predicated path).
+pub(crate) fn has_block_loop(s: &DeviceStmt) -> bool {
+    match &s.kind {
+        StmtKind::Op(DeviceOp::ForAll { schedule: Schedule::Block, .. }) => true,
+        StmtKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(has_block_loop),
+        _ => false,
+    }
+}
+
+impl<'c> Lower<'c, '_> {
+    /// The sweep body of a kernel with `block` loops, run by every thread of the block; `pred` (an `i1` alloca)
+    /// says whether this thread's iteration is real and reached this point.
+    pub(crate) fn predicated_block(&mut self, stmts: &[DeviceStmt], pred: PointerValue<'c>) -> Result<(), PtxError> {
+        let bool_t = self.c.bool_type();
+        for s in stmts {
+            if !has_block_loop(s) {
+                let p = self.b.build_load(bool_t, pred, "pred")?.into_int_value();
+                self.if_else(p, |me| me.stmt(s), |_| Ok(()))?;
+                continue;
+            }
+            match &s.kind {
+                StmtKind::If { cond, then, otherwise } => {
+                    let p = self.b.build_load(bool_t, pred, "pred")?.into_int_value();
+                    let c = self.alloca(bool_t.into(), "cond")?;
+                    self.b.build_store(c, bool_t.const_zero())?;
+                    self.if_else(
+                        p,
+                        |me| {
+                            let v = me.expr(*cond)?;
+                            let v = me.int(v)?;
+                            me.b.build_store(c, v)?;
+                            Ok(())
+                        },
+                        |_| Ok(()),
+                    )?;
+                    let cv = self.b.build_load(bool_t, c, "")?.into_int_value();
+                    let (pt, po) = (self.alloca(bool_t.into(), "pthen")?, self.alloca(bool_t.into(), "pelse")?);
+                    let t = self.b.build_and(p, cv, "")?;
+                    self.b.build_store(pt, t)?;
+                    let not_c = self.b.build_not(cv, "")?;
+                    let o = self.b.build_and(p, not_c, "")?;
+                    self.b.build_store(po, o)?;
+                    self.predicated_block(then, pt)?;
+                    self.predicated_block(otherwise, po)?;
+                }
+                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, .. }) if vars.len() == 1 => {
+                    let lp = NestedLoop { var: vars[0], space, body, combine };
+                    self.block_loop(&lp, pred)?;
+                }
+                _ => return self.malformed("a block-scheduled loop under a statement other than `if`"),
+            }
+        }
+        Ok(())
+    }
+
+    /// A nested `forall` scheduled `warp`, or in its thread when its space is not a range.
+    pub(crate) fn warp_loop(&mut self, lp: &NestedLoop<'_>) -> Result<(), PtxError> {
+        let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
+        let (start, n) = self.range_of(lp.space)?;
+        let n_own = self.alloca(i64t.into(), "np_n")?;
+        self.b.build_store(n_own, n)?;
+        let live = self.live_ins(lp);
+        let saved = self.save(&live)?;
+        let saved_comb = self.save(&lp.combine.iter().map(|c| c.local).collect::<Vec<_>>())?;
+        // What the helpers computed for this lane as an owner.
+        let mut acc = Vec::new();
+        for c in lp.combine {
+            let ty = self.scalar_of(c.local)?;
+            let a = self.alloca(types::reg(self.c, ty), "np_acc")?;
+            self.b.build_store(a, self.identity(c.op, ty))?;
+            acc.push(a);
+        }
+        let int = |v: BasicValueEnum<'c>| v.into_int_value();
+        let mask = int(self.call_intrinsic("llvm.nvvm.activemask", i32t.into(), &[])?);
+        let lane = int(self.call_intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.into(), &[])?);
+        let below = int(self.call_intrinsic("llvm.nvvm.read.ptx.sreg.lanemask.lt", i32t.into(), &[])?);
+        let before = self.b.build_and(mask, below, "")?;
+        let rank = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[before.into()])?);
+        let count = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[mask.into()])?);
+        let (rank, count) = (self.b.build_int_z_extend(rank, i64t, "")?, self.b.build_int_z_extend(count, i64t, "")?);
+        self.owner_rounds(
+            |me| {
+                let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
+                let big = me.b.build_int_compare(IntPredicate::UGE, n, i64t.const_int(WARP, false), "")?;
+                let want =
+                    int(me.call_intrinsic("llvm.nvvm.vote.ballot.sync", i32t.into(), &[mask.into(), big.into()])?);
+                let none = me.b.build_int_compare(IntPredicate::EQ, want, i32t.const_zero(), "")?;
+                Ok((none, want))
+            },
+            |me, want| {
+                let nonzero = me.c.bool_type().const_all_ones().into();
+                let o = int(me.call_intrinsic("llvm.cttz.i32", i32t.into(), &[want.into(), nonzero])?);
+                let os = me.shfl(mask, start, o)?;
+                let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
+                let on = me.shfl(mask, n, o)?;
+                for (&l, &(_, v)) in live.iter().zip(&saved) {
+                    let bits = me.local_bits(l, v)?;
+                    let got = me.shfl(mask, bits, o)?;
+                    let v = me.bits_local(l, got)?;
+                    me.write_local(l, v)?;
+                }
+                me.reset_combined(lp.combine)?;
+                me.stride(lp, os, rank, on, count)?;
+                // Every lane combines the lanes' partials (a loop over the mask, the same in every lane), and the
+                // owner keeps the total.
+                let is_owner = me.b.build_int_compare(IntPredicate::EQ, lane, o, "owner")?;
+                for (c, &a) in lp.combine.iter().zip(&acc) {
+                    let ty = me.scalar_of(c.local)?;
+                    let total = me.warp_total(mask, c, ty)?;
+                    me.if_else(
+                        is_owner,
+                        |me| {
+                            let old = me.b.build_load(types::reg(me.c, ty), a, "")?;
+                            let new = me.combine_values(c.op, ty, old, total)?;
+                            me.b.build_store(a, new)?;
+                            Ok(())
+                        },
+                        |_| Ok(()),
+                    )?;
+                }
+                me.if_else(
+                    is_owner,
+                    |me| {
+                        me.b.build_store(n_own, i64t.const_zero())?;
+                        Ok(())
+                    },
+                    |_| Ok(()),
+                )
+            },
+        )?;
+        self.restore(&saved)?;
+        for ((c, &(_, own)), &a) in lp.combine.iter().zip(&saved_comb).zip(&acc) {
+            let ty = self.scalar_of(c.local)?;
+            let got = self.b.build_load(types::reg(self.c, ty), a, "")?;
+            let v = self.combine_values(c.op, ty, own, got)?;
+            self.write_local(c.local, v)?;
+        }
+        let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
+        self.stride(lp, start, i64t.const_zero(), n, i64t.const_int(1, false))
+    }
+
+    /// A nested `forall` scheduled `block` (see the module docs), run by every thread of the block; `pred` says
+    /// whether this thread has a range.
+    fn block_loop(&mut self, lp: &NestedLoop<'_>, pred: PointerValue<'c>) -> Result<(), PtxError> {
+        let (i32t, i64t, bool_t) = (self.c.i32_type(), self.c.i64_type(), self.c.bool_type());
+        let int = |v: BasicValueEnum<'c>| v.into_int_value();
+        let live = self.live_ins(lp);
+        let saved = self.save(&live)?;
+        let saved_comb = self.save(&lp.combine.iter().map(|c| c.local).collect::<Vec<_>>())?;
+        // This thread's range (empty without `pred`), published with its live-ins.
+        let (s_own, n_own) = (self.alloca(i64t.into(), "np_s")?, self.alloca(i64t.into(), "np_n")?);
+        self.b.build_store(s_own, i64t.const_zero())?;
+        self.b.build_store(n_own, i64t.const_zero())?;
+        let p = self.b.build_load(bool_t, pred, "")?.into_int_value();
+        self.if_else(
+            p,
+            |me| {
+                let (s, n) = me.range_of(lp.space)?;
+                me.b.build_store(s_own, s)?;
+                me.b.build_store(n_own, n)?;
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+        let tid = self.sreg("tid")?;
+        let ntid = self.sreg("ntid")?;
+        let sh_s = self.shared_slots(Scalar::U64, BLOCK, "np.start")?;
+        let sh_n = self.shared_slots(Scalar::U64, BLOCK, "np.len")?;
+        let sh_owner = self.shared_slots(Scalar::U32, 2, "np.owner")?;
+        let sh_live: Vec<PointerValue<'c>> =
+            live.iter().map(|_| self.shared_slots(Scalar::U64, BLOCK, "np.live")).collect::<Result<_, _>>()?;
+        let mut sh_comb = Vec::new();
+        for c in lp.combine {
+            let ty = self.scalar_of(c.local)?;
+            sh_comb.push(self.shared_slots(slot_type(ty), BLOCK, "np.comb")?);
+        }
+        let own_s = self.b.build_load(i64t, s_own, "")?.into_int_value();
+        let own_n = self.b.build_load(i64t, n_own, "")?.into_int_value();
+        self.store_slot(sh_s, tid, Scalar::U64, own_s.into())?;
+        self.store_slot(sh_n, tid, Scalar::U64, own_n.into())?;
+        for ((&l, &(_, v)), &sh) in live.iter().zip(&saved).zip(&sh_live) {
+            let bits = self.local_bits(l, v)?;
+            self.store_slot(sh, tid, Scalar::U64, bits.into())?;
+        }
+        for (c, &sh) in lp.combine.iter().zip(&sh_comb) {
+            let ty = self.scalar_of(c.local)?;
+            let id = self.identity(c.op, ty);
+            let id = self.to_slot(ty, id)?;
+            self.store_slot(sh, tid, slot_type(ty), id)?;
+        }
+        let first = self.b.build_int_compare(IntPredicate::EQ, tid, i64t.const_zero(), "")?;
+        self.if_else(
+            first,
+            |me| {
+                for k in 0..2 {
+                    me.store_slot(sh_owner, i64t.const_int(k, false), Scalar::U32, i32t.const_int(NONE, false).into())?;
+                }
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+
+        // The block level: is any range as long as the block? (`bar.red.or` is also the barrier that publishes
+        // the slots written above.)
+        let big = self.b.build_int_compare(IntPredicate::UGE, own_n, ntid, "")?;
+        let big = self.b.build_int_z_extend(big, i32t, "")?;
+        let any = int(self.call_intrinsic("llvm.nvvm.barrier0.or", i32t.into(), &[big.into()])?);
+        let any = self.b.build_int_compare(IntPredicate::NE, any, i32t.const_zero(), "")?;
+        let parity = self.alloca(i64t.into(), "np_parity")?;
+        self.b.build_store(parity, i64t.const_zero())?;
+        self.if_else(
+            any,
+            |me| {
+                me.owner_rounds(
+                    |me| {
+                        let r = me.b.build_load(i64t, parity, "")?.into_int_value();
+                        let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
+                        let claim = me.b.build_int_compare(IntPredicate::UGE, n, ntid, "")?;
+                        me.if_else(
+                            claim,
+                            |me| {
+                                let t = me.b.build_int_truncate(tid, i32t, "")?;
+                                me.store_slot(sh_owner, r, Scalar::U32, t.into())
+                            },
+                            |_| Ok(()),
+                        )?;
+                        me.barrier()?;
+                        let o = me.load_slot(sh_owner, r, Scalar::U32)?.into_int_value();
+                        // Reset the other word for the next round (nobody reads it in this one).
+                        let other = me.b.build_xor(r, i64t.const_int(1, false), "")?;
+                        me.if_else(
+                            first,
+                            |me| me.store_slot(sh_owner, other, Scalar::U32, i32t.const_int(NONE, false).into()),
+                            |_| Ok(()),
+                        )?;
+                        let none = me.b.build_int_compare(IntPredicate::EQ, o, i32t.const_int(NONE, false), "")?;
+                        Ok((none, o))
+                    },
+                    |me, o| {
+                        let o = me.b.build_int_z_extend(o, i64t, "owner")?;
+                        me.help(lp, &live, &sh_live, sh_s, sh_n, o, tid, ntid)?;
+                        me.combine_into_slots(lp.combine, &sh_comb, o)?;
+                        let mine = me.b.build_int_compare(IntPredicate::EQ, tid, o, "")?;
+                        me.if_else(
+                            mine,
+                            |me| {
+                                me.b.build_store(n_own, i64t.const_zero())?;
+                                Ok(())
+                            },
+                            |_| Ok(()),
+                        )?;
+                        me.barrier()?;
+                        let r = me.b.build_load(i64t, parity, "")?.into_int_value();
+                        let r = me.b.build_xor(r, i64t.const_int(1, false), "")?;
+                        me.b.build_store(parity, r)?;
+                        Ok(())
+                    },
+                )
+            },
+            |_| Ok(()),
+        )?;
+
+        // The warp level: every lane is here (the block is), so the full mask is exact.
+        let full = i32t.const_all_ones();
+        let lane = self.b.build_and(tid, i64t.const_int(WARP - 1, false), "lane")?;
+        let warp_base = self.b.build_int_sub(tid, lane, "")?;
+        self.owner_rounds(
+            |me| {
+                let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
+                let big = me.b.build_int_compare(IntPredicate::UGE, n, i64t.const_int(WARP, false), "")?;
+                let want =
+                    int(me.call_intrinsic("llvm.nvvm.vote.ballot.sync", i32t.into(), &[full.into(), big.into()])?);
+                let none = me.b.build_int_compare(IntPredicate::EQ, want, i32t.const_zero(), "")?;
+                Ok((none, want))
+            },
+            |me, want| {
+                let nonzero = me.c.bool_type().const_all_ones().into();
+                let o = int(me.call_intrinsic("llvm.cttz.i32", i32t.into(), &[want.into(), nonzero])?);
+                let o = me.b.build_int_z_extend(o, i64t, "")?;
+                let owner = me.b.build_int_add(warp_base, o, "owner")?;
+                me.help(lp, &live, &sh_live, sh_s, sh_n, owner, lane, i64t.const_int(WARP, false))?;
+                me.combine_into_slots(lp.combine, &sh_comb, owner)?;
+                let mine = me.b.build_int_compare(IntPredicate::EQ, lane, o, "")?;
+                me.if_else(
+                    mine,
+                    |me| {
+                        me.b.build_store(n_own, i64t.const_zero())?;
+                        Ok(())
+                    },
+                    |_| Ok(()),
+                )
+            },
+        )?;
+
+        // Own values back; the helpers' results for this thread once every helper is done.
+        self.restore(&saved)?;
+        self.barrier()?;
+        for ((c, &(_, own)), &sh) in lp.combine.iter().zip(&saved_comb).zip(&sh_comb) {
+            let ty = self.scalar_of(c.local)?;
+            let got = self.load_slot(sh, tid, slot_type(ty))?;
+            let got = self.from_slot(ty, got)?;
+            let v = self.combine_values(c.op, ty, own, got)?;
+            self.write_local(c.local, v)?;
+        }
+        // What is left (fewer than 32 iterations, or nothing) runs in this thread.
+        let s = self.b.build_load(i64t, s_own, "")?.into_int_value();
+        let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
+        self.stride(lp, s, i64t.const_zero(), n, i64t.const_int(1, false))
+    }
+
+    /// Rounds of "find an owner, help it": `find` returns (no owner left, the owner's token) and must give the
+    /// same answer in every thread taking part; `help` runs for the owner.
+    fn owner_rounds(
+        &mut self,
+        find: impl Fn(&mut Self) -> Result<(IntValue<'c>, IntValue<'c>), PtxError>,
+        help: impl Fn(&mut Self, IntValue<'c>) -> Result<(), PtxError>,
+    ) -> Result<(), PtxError> {
+        let (head, work, exit) = (self.block("np.round"), self.block("np.help"), self.block("np.done"));
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(head);
+        let (none, token) = find(self)?;
+        self.b.build_conditional_branch(none, exit, work)?;
+        self.b.position_at_end(work);
+        help(self, token)?;
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(exit);
+        Ok(())
+    }
+
+    /// Runs iterations `first, first + step, ..` below `n` of the range starting at `start`.
+    fn stride(
+        &mut self,
+        lp: &NestedLoop<'_>,
+        start: IntValue<'c>,
+        first: IntValue<'c>,
+        n: IntValue<'c>,
+        step: IntValue<'c>,
+    ) -> Result<(), PtxError> {
+        let ty = self.scalar_of(lp.var)?;
+        self.nested_foralls += 1;
+        let r = self.counted_loop(first, n, step, false, false, |me, j| {
+            let i = me.b.build_int_add(start, j, "")?;
+            let v = me.narrow_i64(ty, i)?;
+            me.write_local(lp.var, v)?;
+            me.block_of(lp.body)
+        });
+        self.nested_foralls -= 1;
+        r
+    }
+
+    /// Helps owner `o` (a thread index of the block): takes its range and live-ins from the shared slots and
+    /// runs iterations `me, me + step, ..` of it, the combined locals starting from their identities.
+    #[allow(clippy::too_many_arguments)]
+    fn help(
+        &mut self,
+        lp: &NestedLoop<'_>,
+        live: &[Handle<Local>],
+        sh_live: &[PointerValue<'c>],
+        sh_s: PointerValue<'c>,
+        sh_n: PointerValue<'c>,
+        o: IntValue<'c>,
+        me_index: IntValue<'c>,
+        step: IntValue<'c>,
+    ) -> Result<(), PtxError> {
+        let os = self.load_slot(sh_s, o, Scalar::U64)?.into_int_value();
+        let on = self.load_slot(sh_n, o, Scalar::U64)?.into_int_value();
+        for (&l, &sh) in live.iter().zip(sh_live) {
+            let bits = self.load_slot(sh, o, Scalar::U64)?.into_int_value();
+            let v = self.bits_local(l, bits)?;
+            self.write_local(l, v)?;
+        }
+        self.reset_combined(lp.combine)?;
+        self.stride(lp, os, me_index, on, step)
+    }
+
+    /// The range of a nested loop's space: its start as an `i64`, and its length.
+    fn range_of(&mut self, space: &Space) -> Result<(IntValue<'c>, IntValue<'c>), PtxError> {
+        match space {
+            Space::Range(..) | Space::OutEdges(_) => {}
+            _ => return self.malformed("a scheduled nested loop over a space that is not a range"),
+        }
+        let sp = self.prepare_space(space)?;
+        let start = self.space_start(&sp)?;
+        Ok((start, sp.size))
+    }
+
+    /// The locals the loop's body reads and does not write (its combined locals and variable excluded).
+    fn live_ins(&self, lp: &NestedLoop<'_>) -> Vec<Handle<Local>> {
+        let mut read = BTreeSet::new();
+        let mut written = BTreeSet::from([lp.var]);
+        for s in lp.body {
+            s.visit(&mut |s| {
+                for e in s.operands() {
+                    irgc_front::ir::walk::expr_locals(self.body.exprs, e, &mut |l| {
+                        read.insert(l);
+                    });
+                }
+                written.extend(s.writes());
+            });
+        }
+        read.into_iter().filter(|l| !written.contains(l)).collect()
+    }
+
+    /// Copies of the current values of `locals`, to put back with [`Lower::restore`].
+    fn save(&mut self, locals: &[Handle<Local>]) -> Result<Vec<(Handle<Local>, BasicValueEnum<'c>)>, PtxError> {
+        locals.iter().map(|&l| Ok((l, self.read_local(l)?))).collect()
+    }
+
+    fn restore(&mut self, saved: &[(Handle<Local>, BasicValueEnum<'c>)]) -> Result<(), PtxError> {
+        saved.iter().try_for_each(|&(l, v)| self.write_local(l, v))
+    }
+
+    fn reset_combined(&mut self, combine: &[Combined]) -> Result<(), PtxError> {
+        for c in combine {
+            let ty = self.scalar_of(c.local)?;
+            let id = self.identity(c.op, ty);
+            self.write_local(c.local, id)?;
+        }
+        Ok(())
+    }
+
+    fn scalar_of(&self, l: Handle<Local>) -> Result<Scalar, PtxError> {
+        match self.body.locals[l].ty {
+            LocalType::Scalar(s) => Ok(s),
+            LocalType::ArrayRef(_) => self.malformed("a combined local or loop variable of array type"),
+        }
+    }
+
+    fn identity(&self, op: CombineOp, ty: Scalar) -> BasicValueEnum<'c> {
+        types::constant(self.c, ty, op.identity_bits(ty))
+    }
+
+    /// `a op b` in type `ty`.
+    fn combine_values(
+        &mut self,
+        op: CombineOp,
+        ty: Scalar,
+        a: BasicValueEnum<'c>,
+        b: BasicValueEnum<'c>,
+    ) -> Result<BasicValueEnum<'c>, PtxError> {
+        use irgc_front::ir::BinaryOp as B;
+        Ok(match op {
+            CombineOp::Sum => self.binary(B::Add, ty, a, b)?,
+            CombineOp::Or => self.binary(B::BitOr, ty, a, b)?,
+            CombineOp::And => self.binary(B::BitAnd, ty, a, b)?,
+            CombineOp::Min | CombineOp::Max => {
+                let a_less = self.less(ty, a, b)?;
+                let (x, y) = if op == CombineOp::Min { (a, b) } else { (b, a) };
+                self.b.build_select(a_less, x, y, "")?
+            }
+        })
+    }
+
+    /// A local's value as 64 bits (ABI bits for scalars, the address for array references).
+    fn local_bits(&self, l: Handle<Local>, v: BasicValueEnum<'c>) -> Result<IntValue<'c>, PtxError> {
+        match self.body.locals[l].ty {
+            LocalType::Scalar(s) => self.value_to_bits(s, v),
+            LocalType::ArrayRef(_) => Ok(self.b.build_ptr_to_int(v.into_pointer_value(), self.c.i64_type(), "")?),
+        }
+    }
+
+    fn bits_local(&self, l: Handle<Local>, bits: IntValue<'c>) -> Result<BasicValueEnum<'c>, PtxError> {
+        match self.body.locals[l].ty {
+            LocalType::Scalar(s) => self.bits_to_value(s, bits),
+            LocalType::ArrayRef(_) => {
+                let ty = self.c.ptr_type(AddressSpace::from(crate::lower::GLOBAL));
+                Ok(self.b.build_int_to_ptr(bits, ty, "")?.into())
+            }
+        }
+    }
+
+    /// `shfl.sync.idx` of a 64-bit value from lane `src` (two 32-bit shuffles).
+    fn shfl(&self, mask: IntValue<'c>, v: IntValue<'c>, src: IntValue<'c>) -> Result<IntValue<'c>, PtxError> {
+        self.shfl_mode("idx", mask, v, src)
+    }
+
+    /// `shfl.sync.MODE` of a 64-bit value (`idx`: from lane `arg`; `bfly`: from lane `laneid ^ arg`).
+    fn shfl_mode(
+        &self,
+        mode: &str,
+        mask: IntValue<'c>,
+        v: IntValue<'c>,
+        src: IntValue<'c>,
+    ) -> Result<IntValue<'c>, PtxError> {
+        let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
+        let clamp = i32t.const_int(31, false);
+        let lo = self.b.build_int_truncate(v, i32t, "")?;
+        let hi = self.b.build_right_shift(v, i64t.const_int(32, false), false, "")?;
+        let hi = self.b.build_int_truncate(hi, i32t, "")?;
+        let one = |x: IntValue<'c>| -> Result<IntValue<'c>, PtxError> {
+            let args = [mask.into(), x.into(), src.into(), clamp.into()];
+            Ok(self.call_intrinsic(&format!("llvm.nvvm.shfl.sync.{mode}.i32"), i32t.into(), &args)?.into_int_value())
+        };
+        let (lo, hi) = (one(lo)?, one(hi)?);
+        let lo = self.b.build_int_z_extend(lo, i64t, "")?;
+        let hi = self.b.build_int_z_extend(hi, i64t, "")?;
+        let hi = self.b.build_left_shift(hi, i64t.const_int(32, false), "")?;
+        Ok(self.b.build_or(hi, lo, "")?)
+    }
+
+    /// The combination of a combined local over the lanes of `mask` (every lane computes it): a five-step
+    /// butterfly (`shfl.bfly`) when the whole warp is there, else one `shfl` per lane of the mask.
+    fn warp_total(&mut self, mask: IntValue<'c>, c: &Combined, ty: Scalar) -> Result<BasicValueEnum<'c>, PtxError> {
+        let i32t = self.c.i32_type();
+        let mine = self.read_local(c.local)?;
+        let total = self.alloca(types::reg(self.c, ty), "np_total")?;
+        let full = self.b.build_int_compare(IntPredicate::EQ, mask, i32t.const_all_ones(), "full")?;
+        self.if_else(
+            full,
+            |me| {
+                let mut t = mine;
+                for k in [16u64, 8, 4, 2, 1] {
+                    let bits = me.value_to_bits(ty, t)?;
+                    let got = me.shfl_mode("bfly", mask, bits, i32t.const_int(k, false))?;
+                    let got = me.bits_to_value(ty, got)?;
+                    t = me.combine_values(c.op, ty, t, got)?;
+                }
+                me.b.build_store(total, t)?;
+                Ok(())
+            },
+            |me| me.warp_total_partial(mask, c, ty, total),
+        )?;
+        Ok(self.b.build_load(types::reg(self.c, ty), total, "")?)
+    }
+
+    /// [`Lower::warp_total`] over a partial mask: one `shfl` per lane, in lane order; the result goes to `total`.
+    fn warp_total_partial(
+        &mut self,
+        mask: IntValue<'c>,
+        c: &Combined,
+        ty: Scalar,
+        total: PointerValue<'c>,
+    ) -> Result<(), PtxError> {
+        let i32t = self.c.i32_type();
+        let mine = self.read_local(c.local)?;
+        let mine = self.value_to_bits(ty, mine)?;
+        self.b.build_store(total, self.identity(c.op, ty))?;
+        let rest = self.alloca(i32t.into(), "np_lanes")?;
+        self.b.build_store(rest, mask)?;
+        let (head, body, exit) = (self.block("np.sum"), self.block("np.sum.lane"), self.block("np.sum.done"));
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(head);
+        let m = self.b.build_load(i32t, rest, "")?.into_int_value();
+        let done = self.b.build_int_compare(IntPredicate::EQ, m, i32t.const_zero(), "")?;
+        self.b.build_conditional_branch(done, exit, body)?;
+        self.b.position_at_end(body);
+        let nonzero = self.c.bool_type().const_all_ones().into();
+        let k = self.call_intrinsic("llvm.cttz.i32", i32t.into(), &[m.into(), nonzero])?.into_int_value();
+        let m1 = self.b.build_int_sub(m, i32t.const_int(1, false), "")?;
+        let next = self.b.build_and(m, m1, "")?;
+        self.b.build_store(rest, next)?;
+        let got = self.shfl(mask, mine, k)?;
+        let got = self.bits_to_value(ty, got)?;
+        let t = self.b.build_load(types::reg(self.c, ty), total, "")?;
+        let t = self.combine_values(c.op, ty, t, got)?;
+        self.b.build_store(total, t)?;
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(exit);
+        Ok(())
+    }
+
+    /// Combines this thread's combined locals into owner `o`'s shared slots (atomically: many helpers at once).
+    fn combine_into_slots(
+        &mut self,
+        combine: &[Combined],
+        slots: &[PointerValue<'c>],
+        o: IntValue<'c>,
+    ) -> Result<(), PtxError> {
+        for (c, &sh) in combine.iter().zip(slots) {
+            let ty = self.scalar_of(c.local)?;
+            let v = self.read_local(c.local)?;
+            let v = self.to_slot(ty, v)?;
+            let addr = self.slot_addr_of(sh, o, slot_type(ty))?;
+            if c.op == CombineOp::Sum && ty.is_float() {
+                self.fadd(ty, addr, SHARED, v)?;
+                continue;
+            }
+            let op = match (c.op, ty) {
+                (CombineOp::Sum, _) => Some(AtomicRMWBinOp::Add),
+                (CombineOp::Or, _) => Some(AtomicRMWBinOp::Or),
+                (CombineOp::And, _) => Some(AtomicRMWBinOp::And),
+                (CombineOp::Min | CombineOp::Max, Scalar::F32 | Scalar::F64) => None,
+                (CombineOp::Min, s) if s.is_signed() => Some(AtomicRMWBinOp::Min),
+                (CombineOp::Min, _) => Some(AtomicRMWBinOp::UMin),
+                (CombineOp::Max, s) if s.is_signed() => Some(AtomicRMWBinOp::Max),
+                (CombineOp::Max, _) => Some(AtomicRMWBinOp::UMax),
+            };
+            match op {
+                Some(op) => {
+                    self.b.build_atomicrmw(op, addr, self.int(v)?, AtomicOrdering::Monotonic)?;
+                }
+                None => self.cas_combine(c.op, ty, addr, v)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `*addr = *addr op v` for a float min or max, by a compare-and-swap loop on the bits.
+    fn cas_combine(
+        &mut self,
+        op: CombineOp,
+        ty: Scalar,
+        addr: PointerValue<'c>,
+        v: BasicValueEnum<'c>,
+    ) -> Result<(), PtxError> {
+        let it = types::bits_int(self.c, ty);
+        let (head, exit) = (self.block("np.cas"), self.block("np.cas.done"));
+        let cur = self.b.build_load(it, addr, "")?.into_int_value();
+        let from = self.b.get_insert_block().ok_or_else(|| PtxError::Llvm("no block".into()))?;
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(head);
+        let phi = self.b.build_phi(it, "")?;
+        phi.add_incoming(&[(&cur, from)]);
+        let old = phi.as_basic_value().into_int_value();
+        let old_v = self.b.build_bit_cast(old, types::reg(self.c, ty), "")?;
+        let new_v = self.combine_values(op, ty, old_v, v)?;
+        let new = self.b.build_bit_cast(new_v, it, "")?.into_int_value();
+        let pair = self.b.build_cmpxchg(addr, old, new, AtomicOrdering::Monotonic, AtomicOrdering::Monotonic)?;
+        let seen = self.b.build_extract_value(pair, 0, "")?.into_int_value();
+        let ok = self.b.build_extract_value(pair, 1, "")?.into_int_value();
+        let here = self.b.get_insert_block().ok_or_else(|| PtxError::Llvm("no block".into()))?;
+        phi.add_incoming(&[(&seen, here)]);
+        self.b.build_conditional_branch(ok, exit, head)?;
+        self.b.position_at_end(exit);
+        Ok(())
+    }
+
+    /// A value as its shared slot holds it (bool as an `i32`).
+    fn to_slot(&self, ty: Scalar, v: BasicValueEnum<'c>) -> Result<BasicValueEnum<'c>, PtxError> {
+        Ok(if ty == Scalar::Bool { self.b.build_int_z_extend(self.int(v)?, self.c.i32_type(), "")?.into() } else { v })
+    }
+
+    fn from_slot(&self, ty: Scalar, v: BasicValueEnum<'c>) -> Result<BasicValueEnum<'c>, PtxError> {
+        Ok(if ty == Scalar::Bool {
+            self.b.build_int_compare(IntPredicate::NE, self.int(v)?, self.c.i32_type().const_zero(), "")?.into()
+        } else {
+            v
+        })
+    }
+
+    /// A new block-shared array of `len` elements of `ty` (internal to this module, one per use).
+    fn shared_slots(&self, ty: Scalar, len: u32, name: &str) -> Result<PointerValue<'c>, PtxError> {
+        let aty = types::mem(self.c, ty).array_type(len);
+        let mut i = 0;
+        while self.lm.get_global(&format!("irgc.{name}.{i}")).is_some() {
+            i += 1;
+        }
+        let gv = self.lm.add_global(aty, Some(AddressSpace::from(SHARED)), &format!("irgc.{name}.{i}"));
+        gv.set_linkage(Linkage::Internal);
+        gv.set_initializer(&aty.get_undef());
+        gv.set_alignment(8);
+        Ok(gv.as_pointer_value())
+    }
+
+    /// The address of element `i` (a thread index of the block, or 0/1 for the owner words) of a shared array.
+    fn slot_addr_of(
+        &mut self,
+        arr: PointerValue<'c>,
+        i: IntValue<'c>,
+        ty: Scalar,
+    ) -> Result<PointerValue<'c>, PtxError> {
+        self.element(arr, i, ty, SHARED)
+    }
+
+    fn store_slot(
+        &mut self,
+        arr: PointerValue<'c>,
+        i: IntValue<'c>,
+        ty: Scalar,
+        v: BasicValueEnum<'c>,
+    ) -> Result<(), PtxError> {
+        let addr = self.slot_addr_of(arr, i, ty)?;
+        self.b.build_store(addr, v)?;
+        Ok(())
+    }
+
+    fn load_slot(
+        &mut self,
+        arr: PointerValue<'c>,
+        i: IntValue<'c>,
+        ty: Scalar,
+    ) -> Result<BasicValueEnum<'c>, PtxError> {
+        let addr = self.slot_addr_of(arr, i, ty)?;
+        Ok(self.b.build_load(types::mem(self.c, ty), addr, "")?)
+    }
+}
+
+/// The element type of a combined local's shared slots (bool as a `u32`, which has atomics).
+fn slot_type(ty: Scalar) -> Scalar {
+    if ty == Scalar::Bool {
+        Scalar::U32
+    } else {
+        ty
+    }
+}
