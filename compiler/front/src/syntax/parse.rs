@@ -5,6 +5,7 @@ use crate::diag::Diagnostic;
 use crate::span::{FileId, Span};
 use crate::syntax::ast::SourceFile;
 use crate::syntax::lexer::{lex, LexErrorAt};
+use crate::syntax::limits;
 use crate::syntax::token::Tok;
 use lalrpop_util::{lalrpop_mod, ErrorRecovery, ParseError};
 
@@ -15,7 +16,13 @@ lalrpop_mod!(
 );
 
 /// Parses one file. The tree is always returned; it contains `Error` nodes where recovery happened.
+///
+/// A program nested more deeply than [`limits::MAX_DEPTH`] is refused before parsing (its tree would overflow the
+/// stack of the recursive stages after the parser): the result is then an empty tree and that one diagnostic.
 pub fn parse(file: FileId, src: &str) -> (SourceFile, Vec<Diagnostic>) {
+    if let Some(d) = limits::check_depth(file, src) {
+        return (SourceFile { items: Vec::new() }, vec![d]);
+    }
     let mut recovered = Vec::new();
     let result = grammar::SourceFileParser::new().parse(file, &mut recovered, lex(src));
     let mut diags: Vec<Diagnostic> =

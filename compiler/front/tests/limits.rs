@@ -1,0 +1,285 @@
+//! Limits: deep and long programs never crash the front end.
+//!
+//! Every program shape that once overflowed the stack (a flat chain of 10,000 `+`, 30,000 unary operators,
+//! thousands of `else if`s, 50,000 nested blocks, and their bracket cousins) is refused with one diagnostic that
+//! points into the program; the largest program of each shape that the nesting limit accepts compiles, all the way
+//! to the printed IR, in a thread with a small (2 MiB) stack as well as with the main thread's 8 MiB.
+
+use irgc_front::syntax::limits::{check_depth, MAX_DEPTH};
+use irgc_front::{compile_source, Compilation, FileId};
+
+/// A thread with the stack of a spawned thread (2 MiB: cargo test's, and Rust's default for `thread::spawn`).
+const SMALL_STACK: usize = 2 << 20;
+/// The main thread's usual stack (8 MiB on Linux).
+const MAIN_STACK: usize = 8 << 20;
+
+/// Runs `f` on a thread with `stack` bytes of stack; a stack overflow aborts the whole test binary, so reaching the
+/// end is the proof that there was none.
+fn on_stack<T: Send + 'static>(stack: usize, f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new().stack_size(stack).spawn(f).expect("spawn").join().expect("no panic")
+}
+
+/// Compiles and, when it succeeds, prints the AST and the IR (both recursive walks too).
+fn compile_all(src: String) -> (bool, Vec<String>, String) {
+    let c = compile_source("deep.irg", &src);
+    let ok = !c.has_errors();
+    if ok {
+        let ast = irgc_front::syntax::print::print_ast(&c.files[0].1);
+        assert!(!ast.is_empty());
+        let ir = irgc_front::ir::print::print_module(c.module.as_ref().expect("module without errors"));
+        assert!(!ir.is_empty());
+    }
+    (ok, c.diagnostics.iter().map(|d| d.message.clone()).collect(), render(&c))
+}
+
+fn render(c: &Compilation) -> String {
+    c.sources.render(&c.diagnostics, false)
+}
+
+/// A program with `body` as the statements of a kernel over the nodes, `x` a node array of `ty`.
+fn kernel(ty: &str, body: &str) -> String {
+    format!(
+        "graph G;\nnode x: {ty} = 0;\noutput x;\n\nkernel k() {{\n    forall v in G.nodes {{\n        {body}\n    }}\n}}\n\nplan {{\n    k();\n}}\n"
+    )
+}
+
+/// The program shapes, as a function of their size.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    /// `x[v] = 1 + x[v] + x[v] + ...;`
+    AddChain,
+    /// `let y = 1 + 1 + ...;`
+    LiteralChain,
+    /// `x[v] = - - - x[v];`
+    Negations,
+    /// `let b = !!!!true;`
+    Nots,
+    /// `x[v] = (1 + (1 + (... x[v])));`
+    Parens,
+    /// `x[v] = f(f(f(...)))` with a device function `f`.
+    Calls,
+    /// `if true { if true { ... } }`
+    NestedIfs,
+    /// `if .. { } else if .. { } else if ...`
+    ElseIfs,
+    /// `{ { { ... } } }` (not valid syntax: a block is not a statement)
+    BareBlocks,
+    /// `x[v] = x[x[x[...]]]` with a u32 array used as index
+    Indexes,
+    /// `const C: u32 = 1 + 1 + ...;` (folded at compile time)
+    ConstChain,
+}
+
+impl Shape {
+    const ALL: [Shape; 11] = [
+        Shape::AddChain,
+        Shape::LiteralChain,
+        Shape::Negations,
+        Shape::Nots,
+        Shape::Parens,
+        Shape::Calls,
+        Shape::NestedIfs,
+        Shape::ElseIfs,
+        Shape::BareBlocks,
+        Shape::Indexes,
+        Shape::ConstChain,
+    ];
+
+    fn program(self, n: usize) -> String {
+        match self {
+            Shape::AddChain => kernel("u32", &format!("x[v] = 1{};", " + x[v]".repeat(n))),
+            Shape::LiteralChain => kernel("u32", &format!("let y: u32 = 1{};\n        x[v] = y;", " + 1".repeat(n))),
+            Shape::Negations => kernel("i32", &format!("x[v] = {}x[v];", "- ".repeat(n))),
+            Shape::Nots => kernel("u32", &format!("let b = {}true;\n        if b {{ x[v] = 1; }}", "!".repeat(n))),
+            Shape::Parens => kernel("u32", &format!("x[v] = {}x[v]{};", "(1 + ".repeat(n), ")".repeat(n))),
+            Shape::Calls => {
+                let prog = kernel("u32", &format!("x[v] = {}x[v]{};", "f(".repeat(n), ")".repeat(n)));
+                format!("fn f(a: u32) -> u32 {{\n    return a + 1;\n}}\n\n{prog}")
+            }
+            Shape::NestedIfs => kernel("u32", &format!("{}x[v] = 1;{}", "if x[v] == 0 { ".repeat(n), " }".repeat(n))),
+            Shape::ElseIfs => kernel(
+                "u32",
+                &format!(
+                    "if x[v] == 0 {{ x[v] = 1; }}{} else {{ x[v] = 3; }}",
+                    " else if x[v] == 1 { x[v] = 2; }".repeat(n)
+                ),
+            ),
+            Shape::BareBlocks => kernel("u32", &format!("{}x[v] = 1;{}", "{ ".repeat(n), " }".repeat(n))),
+            Shape::Indexes => kernel("u32", &format!("x[v] = {}v{};", "x[".repeat(n), " as node]".repeat(n))),
+            Shape::ConstChain => {
+                let prog = kernel("u32", "x[v] = C;");
+                format!("const C: u32 = 1{};\n{prog}", " + 1".repeat(n))
+            }
+        }
+    }
+
+    /// Whether the program is valid when within the limit.
+    fn valid(self) -> bool {
+        !matches!(self, Shape::BareBlocks)
+    }
+
+    /// The largest size the nesting limit accepts (found by bisection over the pre-pass alone).
+    fn largest_accepted(self) -> usize {
+        let accepted = |n: usize| check_depth(FileId(0), &self.program(n)).is_none();
+        assert!(accepted(1), "{self:?} of size 1 must be accepted");
+        let (mut lo, mut hi) = (1, 4 * MAX_DEPTH as usize);
+        assert!(!accepted(hi), "{self:?} of size {hi} must be refused");
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if accepted(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The smallest limit case that real programs must be able to reach.
+    fn must_reach(self) -> usize {
+        match self {
+            Shape::NestedIfs | Shape::ElseIfs | Shape::BareBlocks => 100,
+            Shape::Indexes | Shape::Calls => 120,
+            _ => 200,
+        }
+    }
+}
+
+/// The huge programs of the issue: refused with one clear diagnostic, on a small stack and on the main one.
+#[test]
+fn huge_programs_are_refused_not_crashed() {
+    let cases: [(Shape, usize); 11] = [
+        (Shape::AddChain, 10_000),
+        (Shape::LiteralChain, 10_000),
+        (Shape::Negations, 30_000),
+        (Shape::Nots, 30_000),
+        (Shape::Parens, 20_000),
+        (Shape::Calls, 20_000),
+        (Shape::NestedIfs, 20_000),
+        (Shape::ElseIfs, 5_000),
+        (Shape::BareBlocks, 50_000),
+        (Shape::Indexes, 20_000),
+        (Shape::ConstChain, 10_000),
+    ];
+    for (shape, n) in cases {
+        for stack in [SMALL_STACK, MAIN_STACK] {
+            let src = shape.program(n);
+            let (ok, messages, rendered) = on_stack(stack, move || compile_all(src));
+            assert!(!ok, "{shape:?} x {n} must be refused");
+            assert_eq!(messages.len(), 1, "{shape:?} x {n}: one diagnostic:\n{rendered}");
+            assert!(
+                messages[0].contains(&format!("(more than {MAX_DEPTH} levels)")),
+                "{shape:?} x {n}: {}",
+                messages[0]
+            );
+            assert!(rendered.contains("deep.irg:"), "{shape:?}: the diagnostic points into the file:\n{rendered}");
+        }
+    }
+}
+
+/// The labels name what went too far and point at it.
+#[test]
+fn the_diagnostic_names_the_cause_and_place() {
+    let expect = [
+        (Shape::AddChain, "expression too long", "+"),
+        (Shape::Negations, "too many unary operators in a row", "-"),
+        (Shape::Nots, "too many unary operators in a row", "!"),
+        (Shape::ElseIfs, "`else if` chain too long", "else"),
+        (Shape::BareBlocks, "blocks nested too deeply", "{"),
+        (Shape::NestedIfs, "blocks nested too deeply", "{"),
+        (Shape::Parens, "expression too long", "+"),
+    ];
+    for (shape, message, token) in expect {
+        let src = shape.program(2_000);
+        let c = compile_source("deep.irg", &src);
+        assert_eq!(c.diagnostics.len(), 1, "{shape:?}:\n{}", render(&c));
+        let d = &c.diagnostics[0];
+        assert_eq!(d.message, format!("{message} (more than {MAX_DEPTH} levels)"), "{shape:?}");
+        let at = &src[d.primary.0.range()];
+        assert_eq!(at, token, "{shape:?}: the label is on the offending token");
+        assert!(c.module.is_none());
+    }
+}
+
+/// At the limit: the largest accepted program of each shape compiles (or, for the invalid shape, gets only syntax
+/// errors) in a 2 MiB thread, printing included; one size more is refused.
+#[test]
+fn the_limit_cases_compile_on_a_small_stack() {
+    for shape in Shape::ALL {
+        let n = shape.largest_accepted();
+        assert!(n >= shape.must_reach(), "{shape:?}: only {n} accepted, real programs need {}", shape.must_reach());
+        let src = shape.program(n);
+        let (ok, messages, rendered) = on_stack(SMALL_STACK, move || compile_all(src));
+        assert!(messages.iter().all(|m| !m.contains("levels)")), "{shape:?} x {n}:\n{rendered}");
+        assert!(messages.iter().all(|m| !m.contains("internal compiler error")), "{shape:?} x {n}:\n{rendered}");
+        if shape.valid() {
+            assert!(ok, "{shape:?} x {n} compiles:\n{rendered}");
+        } else {
+            assert!(!ok && !messages.is_empty(), "{shape:?} x {n} is a syntax error");
+        }
+        let src = shape.program(n + 1);
+        let (ok, messages, rendered) = on_stack(SMALL_STACK, move || compile_all(src));
+        assert!(!ok && messages.len() == 1 && messages[0].contains("levels)"), "{shape:?} x {}:\n{rendered}", n + 1);
+    }
+}
+
+/// Long but flat programs are not limited: many statements, many items, long argument lists.
+#[test]
+fn long_flat_programs_compile_on_a_small_stack() {
+    let stmts = "x[v] = x[v] + 1;\n        ".repeat(5_000);
+    let consts: String = (0..2_000).map(|i| format!("const C{i}: u32 = {i} + 1;\n")).collect();
+    let lets: String = (0..3_000).map(|i| format!("let y{i} = x[v] * 2 + {i};\n        ")).collect();
+    let elses = "if x[v] == 0 { x[v] = 1; } else { x[v] = 2; }\n        ".repeat(2_000);
+    for src in [
+        kernel("u32", &stmts),
+        format!("{consts}{}", kernel("u32", "x[v] = C1999;")),
+        kernel("u32", &lets),
+        kernel("u32", &elses),
+    ] {
+        let (ok, _, rendered) = on_stack(SMALL_STACK, move || compile_all(src));
+        assert!(ok, "{rendered}");
+    }
+}
+
+/// Deeply nested brackets in types and unbalanced brackets are bounded too (the parser reports the syntax errors).
+#[test]
+fn broken_deep_programs_are_refused() {
+    let cases = [
+        format!("fn f(a: {}u32{}) {{ }}\nplan {{ }}\n", "[".repeat(10_000), "]".repeat(10_000)),
+        format!("plan {{ let y = {}1;\n}}\n", "(".repeat(50_000)),
+        format!("plan {{ {}", "{".repeat(50_000)),
+        format!("plan {{ {} }}", "( }".repeat(20_000)),
+        "}".repeat(50_000),
+        format!("const C: u32 = x{};\n", ".a".repeat(50_000)),
+        format!("const C: u32 = x{};\n", " as u32".repeat(50_000)),
+        format!("plan {{ {}; }}\n", "f().".repeat(50_000)),
+        ")".repeat(50_000),
+    ];
+    for src in cases {
+        let (ok, messages, rendered) = on_stack(SMALL_STACK, move || compile_all(src));
+        assert!(!ok && !messages.is_empty(), "{rendered}");
+    }
+}
+
+/// Real programs are far from the limit: every shipped program, UI case and standard module nests less than a
+/// quarter of it.
+#[test]
+fn shipped_programs_are_far_from_the_limit() {
+    use irgc_front::syntax::limits::check_depth_with;
+    let root = irgc_test_support::root();
+    let mut files = Vec::new();
+    for dir in ["programs", "tests/ui", "tests/conformance", "stdlib"] {
+        files.extend(irgc_test_support::irg_files(&root.join(dir)));
+    }
+    assert!(files.len() > 20, "found only {} .irg files", files.len());
+    let mut deepest = (0, String::new());
+    for p in files {
+        let text = std::fs::read_to_string(&p).expect("readable");
+        let bound = (0..=MAX_DEPTH).find(|&l| check_depth_with(FileId(0), &text, l).is_none());
+        let bound = bound.unwrap_or_else(|| panic!("{} is refused", p.display()));
+        if bound > deepest.0 {
+            deepest = (bound, irgc_test_support::display_name(&p));
+        }
+    }
+    assert!(deepest.0 <= MAX_DEPTH / 4, "{deepest:?} is near the limit");
+}
