@@ -283,3 +283,129 @@ fn shipped_programs_are_far_from_the_limit() {
     }
     assert!(deepest.0 <= MAX_DEPTH / 4, "{deepest:?} is near the limit");
 }
+
+/// Compiles `ty`-typed literal `lit` in a kernel, a plan `let`, a `const` and a `param` default; returns the error
+/// messages (empty when all four compile).
+fn literal_errors(ty: &str, lit: &str) -> Vec<String> {
+    let src = format!(
+        "graph G;\nnode x: {ty} = 0;\nconst C: {ty} = {lit};\nparam p: {ty} = {lit};\noutput x;\n\nkernel k() {{\n    forall v in G.nodes {{\n        let y: {ty} = {lit};\n        x[v] = y;\n    }}\n}}\n\nplan {{\n    let z: {ty} = {lit};\n    k();\n}}\n"
+    );
+    let c = compile_source("lit.irg", &src);
+    assert_eq!(c.has_errors(), c.module.is_none());
+    c.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message.clone()).collect()
+}
+
+#[track_caller]
+fn accepted(ty: &str, lit: &str) {
+    let errors = literal_errors(ty, lit);
+    assert!(errors.is_empty(), "`{lit}` as {ty} must be accepted: {errors:?}");
+}
+
+/// Refused in all four places, each time with a message containing `what`.
+#[track_caller]
+fn refused(ty: &str, lit: &str, what: &str) {
+    let errors = literal_errors(ty, lit);
+    assert_eq!(errors.len(), 4, "`{lit}` as {ty} must be refused in all four places: {errors:?}");
+    for e in &errors {
+        assert!(e.contains(what), "`{lit}` as {ty}: `{e}` does not say `{what}`");
+    }
+}
+
+#[test]
+fn integer_literals_are_range_checked_at_the_edges() {
+    accepted("u32", "4294967295");
+    accepted("u32", "0xffff_ffff");
+    accepted("u32", "4294967295u32");
+    refused("u32", "4294967296", "does not fit in u32");
+    refused("u32", "0x1_0000_0000", "does not fit in u32");
+    refused("u32", "-1", "cannot negate a value of");
+    accepted("i32", "2147483647");
+    accepted("i32", "-2147483648");
+    accepted("i32", "-2147483648i32");
+    refused("i32", "2147483648", "does not fit in i32");
+    refused("i32", "-2147483649", "does not fit in i32");
+    accepted("u64", "18446744073709551615");
+    accepted("u64", "0xffffffffffffffffu64");
+    refused("u64", "18446744073709551616", "does not fit in 64 bits");
+    accepted("i64", "9223372036854775807");
+    accepted("i64", "-9223372036854775808");
+    refused("i64", "9223372036854775808", "does not fit in i64");
+    refused("i64", "-9223372036854775809", "does not fit in i64");
+    accepted("node", "4294967295");
+    refused("node", "4294967296", "does not fit in node");
+    accepted("edge", "18446744073709551615");
+}
+
+#[test]
+fn float_literals_that_overflow_their_type_are_refused() {
+    accepted("f32", "3.4028235e38");
+    accepted("f32", "-3.4028235e38");
+    accepted("f32", "3.4028235e38f32");
+    accepted("f32", "1e-50"); // rounds to zero, like in any IEEE language
+    refused(
+        "f32",
+        "3.4028236e38",
+        "float literal `3.4028236e38` is too large for f32 (the largest f32 is 3.4028235e38)",
+    );
+    refused("f32", "1e39", "too large for f32");
+    refused("f32", "-1e39", "too large for f32");
+    refused("f32", "1e400", "too large for f32");
+    refused("f32", "1e39f32", "too large for f32");
+    accepted("f64", "1e39");
+    accepted("f64", "1.7976931348623157e308");
+    accepted("f64", "-1.7976931348623157e308");
+    refused(
+        "f64",
+        "1.8e308",
+        "float literal `1.8e308` is too large for f64 (the largest f64 is 1.7976931348623157e308)",
+    );
+    refused("f64", "1e400", "too large for f64");
+    refused("f64", "1_000e400f64", "too large for f64");
+    // `inf` is still how infinity is written.
+    accepted("f32", "inf");
+    accepted("f64", "inf");
+    accepted("f32", "-inf");
+    accepted("f64", "-inf");
+    accepted("i32", "-inf");
+}
+
+/// `-inf` in a constant is minus infinity, as at run time.
+#[test]
+fn minus_inf_constants_fold() {
+    let src = format!("const A: f32 = -inf;\nconst B: i32 = -inf;\n{}", kernel("f32", "x[v] = A;"));
+    let c = compile_source("inf.irg", &src);
+    assert!(!c.has_errors(), "{}", render(&c));
+    let ir = irgc_front::ir::print::print_module(c.module.as_ref().expect("compiles"));
+    assert!(ir.contains("-inff32"), "{ir}");
+}
+
+/// The check also covers literals whose type comes from a cast or an operation, and reports each one where it is.
+#[test]
+fn float_overflow_is_reported_at_the_literal() {
+    let src =
+        kernel("f32", "x[v] = x[v] + 1e39;\n        let d = 1e39 as f32;\n        let e = 2e308;\n        x[v] = d;");
+    let c = compile_source("lit.irg", &src);
+    let errors: Vec<_> = c.diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert_eq!(errors.len(), 3, "{}", render(&c));
+    for (d, lit) in errors.iter().zip(["1e39", "1e39", "2e308"]) {
+        assert_eq!(&src[d.primary.0.range()], lit, "{}", render(&c));
+    }
+    assert!(errors[2].message.contains("too large for f64"), "{}", render(&c));
+}
+
+/// The limits refuse nothing that is meant to compile: every shipped program, `tests/ui/ok` case and conformance
+/// program still compiles.
+#[test]
+fn shipped_programs_still_compile() {
+    let root = irgc_test_support::root();
+    let mut files = Vec::new();
+    for dir in ["programs", "tests/ui/ok", "tests/conformance"] {
+        files.extend(irgc_test_support::irg_files(&root.join(dir)));
+    }
+    for p in files {
+        let text = std::fs::read_to_string(&p).expect("readable");
+        let name = irgc_test_support::display_name(&p);
+        let c = compile_source(&name, &text);
+        assert!(!c.has_errors(), "{name}:\n{}", render(&c));
+    }
+}
