@@ -1,9 +1,13 @@
-//! Limits: deep and long programs never crash the front end.
+//! Limits and robustness of the front end: no crash, no silent wrong answer.
 //!
-//! Every program shape that once overflowed the stack (a flat chain of 10,000 `+`, 30,000 unary operators,
-//! thousands of `else if`s, 50,000 nested blocks, and their bracket cousins) is refused with one diagnostic that
-//! points into the program; the largest program of each shape that the nesting limit accepts compiles, all the way
-//! to the printed IR, in a thread with a small (2 MiB) stack as well as with the main thread's 8 MiB.
+//! - Nesting: every program shape that once overflowed the stack (a flat chain of 10,000 `+`, 30,000 unary
+//!   operators, thousands of `else if`s, 50,000 nested blocks, and their bracket cousins) is refused with one
+//!   diagnostic that points into the program; the largest program of each shape that the nesting limit accepts
+//!   compiles, all the way to the printed IR, in a thread with a small (2 MiB) stack as well as with the main
+//!   thread's 8 MiB.
+//! - Literals: integer literals at the edges of every type, float literals that overflow their type.
+//! - Error recovery: every stray statement at top level gets its own diagnostic.
+//! - Modules (`stdlib/*.irg`) checked on their own with `check_module_source`.
 
 use irgc_front::syntax::limits::{check_depth, MAX_DEPTH};
 use irgc_front::{compile_source, Compilation, FileId};
@@ -408,4 +412,162 @@ fn shipped_programs_still_compile() {
         let c = compile_source(&name, &text);
         assert!(!c.has_errors(), "{name}:\n{}", render(&c));
     }
+}
+
+// ---- Error recovery: every stray statement at top level is reported ----
+
+/// `(line, message)` of every diagnostic.
+fn lines(c: &Compilation) -> Vec<(usize, String)> {
+    c.diagnostics
+        .iter()
+        .map(|d| (c.sources.line_col(d.primary.0.file, d.primary.0.start).0, d.message.clone()))
+        .collect()
+}
+
+#[test]
+fn two_stray_lets_in_a_row_get_two_diagnostics() {
+    let src = "graph G;\nnode x: u32 = 0;\nlet a = 1;\nlet b = 2;\noutput x;\nplan {\n}\n";
+    let c = compile_source("stray.irg", src);
+    assert_eq!(
+        lines(&c),
+        vec![(3, "unexpected `let`".to_string()), (4, "unexpected `let`".to_string())],
+        "{}",
+        render(&c)
+    );
+    for d in &c.diagnostics {
+        assert_eq!(d.primary.1, "expected an item (`graph`, `param`, `node`, `kernel`, `fn`, `plan`, ...)");
+        assert!(d.notes.iter().any(|n| n.contains("statements belong in the body")), "{}", render(&c));
+    }
+}
+
+#[test]
+fn every_kind_of_stray_statement_is_reported_once() {
+    let src = "\
+graph G;
+let a = 1;
+var n: node = 4;
+x = 3;
+k();
+if a { x = 1; } else if b { } else { }
+while true { b = 1; }
+repeat { b = 2; } until b;
+for i in 0..3 { }
+forall v in G.nodes { x[v] = 1; }
+return;
+(1 + 2);
+-a;
+node x: u32 = 0;
+kernel k() {
+    forall v in G.nodes {
+        x[v] = true;
+    }
+}
+let late = 1
+plan {
+    k();
+}
+";
+    let c = compile_source("stray.irg", src);
+    let expected: Vec<(usize, String)> = [
+        (2, "unexpected `let`"),
+        (3, "unexpected `var`"),
+        (4, "unexpected identifier `x`"),
+        (5, "unexpected identifier `k`"),
+        (6, "unexpected `if`"),
+        (7, "unexpected `while`"),
+        (8, "unexpected `repeat`"),
+        (9, "unexpected `for`"),
+        (10, "unexpected `forall`"),
+        (11, "unexpected `return`"),
+        (12, "unexpected `(`"),
+        (13, "unexpected `-`"),
+        (20, "unexpected `let`"),
+    ]
+    .into_iter()
+    .map(|(l, m)| (l, m.to_string()))
+    .collect();
+    // The real items between and after them are parsed and checked: the kernel's type error is reported (and the
+    // plan found: no "no plan" error).
+    let got = lines(&c);
+    assert_eq!(&got[..expected.len()], &expected[..], "{}", render(&c));
+    assert_eq!(got.len(), expected.len() + 1, "{}", render(&c));
+    let (line, message) = &got[expected.len()];
+    assert!(*line == 17 && message.contains("mismatched types"), "{}", render(&c));
+    assert!(c.module.is_none());
+}
+
+#[test]
+fn a_misspelt_item_keyword_is_one_error() {
+    let src =
+        "graph G;\nnode x: u32 = 0;\nkernal k() {\n    forall v in G.nodes {\n        x[v] = 1;\n    }\n}\nplan {\n}\n";
+    let c = compile_source("typo.irg", src);
+    assert_eq!(lines(&c), vec![(3, "unexpected identifier `kernal`".to_string())], "{}", render(&c));
+}
+
+/// Syntax errors elsewhere still recover as before, and what follows a stray statement is still checked.
+#[test]
+fn stray_statements_do_not_hide_later_errors() {
+    let src = "graph G;\nlet a = 1;\nnode x: u32 = ;\nlet b = 2;\nplan {\n    let c = ;\n}\n";
+    let c = compile_source("stray.irg", src);
+    let got = lines(&c);
+    assert_eq!(got.iter().map(|(l, _)| *l).collect::<Vec<_>>(), vec![2, 3, 4, 6], "{}", render(&c));
+}
+
+// ---- Modules checked on their own ----
+
+#[test]
+fn standard_modules_check_as_modules() {
+    let root = irgc_test_support::root();
+    let files = irgc_test_support::irg_files(&root.join("stdlib"));
+    assert!(!files.is_empty());
+    for p in files {
+        let text = std::fs::read_to_string(&p).expect("readable");
+        let name = irgc_test_support::display_name(&p);
+        assert!(irgc_front::looks_like_module(&text), "{name}");
+        let c = irgc_front::check_module_source(&name, &text);
+        assert!(c.diagnostics.is_empty(), "{name}:\n{}", render(&c));
+        let m = c.module.as_ref().expect("a module");
+        assert!(!m.functions.is_empty() && m.kernels.is_empty() && m.graph.is_none(), "{name}");
+        // As a program, the same file is refused (it has no plan).
+        assert!(compile_source(&name, &text).has_errors(), "{name}");
+    }
+    for (name, text) in irgc_front::driver::STDLIB {
+        let c = irgc_front::check_module_source(&format!("std/{name}.irg"), text);
+        assert!(c.diagnostics.is_empty(), "std.{name}:\n{}", render(&c));
+    }
+}
+
+#[test]
+fn programs_do_not_look_like_modules() {
+    for p in irgc_test_support::irg_files(&irgc_test_support::root().join("programs")) {
+        let text = std::fs::read_to_string(&p).expect("readable");
+        assert!(!irgc_front::looks_like_module(&text), "{}", p.display());
+    }
+    assert!(!irgc_front::looks_like_module(""));
+    assert!(!irgc_front::looks_like_module("fn f() { let x = ; }"));
+}
+
+#[test]
+fn module_errors_are_reported() {
+    let src = "import std.random;\n\nconst K: u32 = 4294967296;\n\nfn f(x: u32) -> u64 {\n    return node_priority(7u64, x);\n}\n\nfn g(seed: u64) -> f64 {\n    return uniform(seed, 1u64) + 1e400;\n}\n\nkernel k() {\n}\n\nnode level: u32 = 0;\n";
+    let c = irgc_front::check_module_source("stdlib/mine.irg", src);
+    let got = lines(&c);
+    assert!(c.module.is_none());
+    let has = |line: usize, what: &str| got.iter().any(|(l, m)| *l == line && m.contains(what));
+    assert!(has(3, "does not fit in u32"), "{}", render(&c));
+    assert!(has(6, "mismatched types"), "{}", render(&c));
+    assert!(has(10, "too large for f64"), "{}", render(&c));
+    assert!(has(13, "may only define functions and constants"), "{}", render(&c));
+    assert!(has(16, "may only define functions and constants"), "{}", render(&c));
+    assert!(!got.iter().any(|(_, m)| m.contains("plan")), "no plan is required:\n{}", render(&c));
+    assert!(c.diagnostics.iter().all(|d| d.primary.0.file == FileId(0)), "{}", render(&c));
+}
+
+#[test]
+fn a_module_that_imports_another_checks() {
+    let src = "import std.random;\nimport std.unionfind;\n\nfn pick(seed: u64, v: node) -> u64 {\n    return node_priority(seed, v) + 1u64;\n}\n";
+    let c = irgc_front::check_module_source("stdlib/pick.irg", src);
+    assert!(!c.has_errors(), "{}", render(&c));
+    assert!(irgc_front::looks_like_module(src));
+    assert_eq!(c.files.len(), 3, "the module and its two imports");
 }
