@@ -34,6 +34,32 @@ impl Compilation {
 
 /// Parses and lowers a program given as text; `name` is used in diagnostics and as the module name's source.
 pub fn compile_source(name: &str, source: &str) -> Compilation {
+    compile(name, source, false)
+}
+
+/// Checks a module file (what `import std.NAME;` loads, e.g. `stdlib/*.irg`) given as text, on its own: it is
+/// parsed, its imports loaded, and its functions and constants checked and lowered exactly as when a program
+/// imports it; a module may hold only functions, constants and imports, and needs no `graph` or `plan`. The
+/// lowered module (functions only) is returned when there are no errors. `name` is used in diagnostics and as the
+/// module name's source.
+pub fn check_module_source(name: &str, source: &str) -> Compilation {
+    compile(name, source, true)
+}
+
+/// Whether `source` reads as a module rather than a program: it parses, and holds at least one item and only
+/// functions, constants and imports (no `graph`, arrays, kernels or `plan`). A tool that takes either kind of file
+/// (`irgc check`) can use it to choose between [`check_module_source`] and [`compile_source`].
+pub fn looks_like_module(source: &str) -> bool {
+    let (ast, diags) = syntax::parse(FileId(0), source);
+    diags.is_empty()
+        && !ast.items.is_empty()
+        && ast.items.iter().all(|item| {
+            matches!(item.kind, ast::ItemKind::Function(_) | ast::ItemKind::Const { .. } | ast::ItemKind::Import(_))
+        })
+}
+
+/// The front end: `source` as a program, or (`as_module`) as a module checked on its own.
+fn compile(name: &str, source: &str, as_module: bool) -> Compilation {
     let mut sources = SourceMap::new();
     let main = sources.add(name, source);
     let mut diagnostics = Vec::new();
@@ -87,8 +113,11 @@ pub fn compile_source(name: &str, source: &str) -> Compilation {
         i += 1;
     }
     let module_name = std::path::Path::new(name).file_stem().and_then(|s| s.to_str()).unwrap_or("program").to_string();
-    let parsed: Vec<ParsedFile<'_>> =
-        files.iter().enumerate().map(|(i, (id, ast))| ParsedFile { file: *id, ast, is_main: i == 0 }).collect();
+    let parsed: Vec<ParsedFile<'_>> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (id, ast))| ParsedFile { file: *id, ast, is_main: i == 0 && !as_module })
+        .collect();
     // After syntax errors the tree has holes; semantic analysis still runs (so independent type errors are
     // reported too) but its diagnostics that a hole could explain ("cannot find `k`" for a kernel the parser had to
     // drop) are withheld.

@@ -4,7 +4,7 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::{Literal, Scalar};
-use crate::sema::types::{float_literal, int_fits, int_literal, int_value};
+use crate::sema::types::{float_in_range, float_literal, int_fits, int_literal, int_value};
 use crate::syntax::ast::{BinaryOp, Expr, ExprKind, UnaryOp};
 use std::collections::BTreeMap;
 
@@ -12,7 +12,31 @@ use std::collections::BTreeMap;
 pub type ConstVal = (Literal, Scalar);
 
 /// Evaluates `e` as a constant of type `ty`, looking names up in `consts`.
+///
+/// This recursion is as deep as the expression (up to [`crate::syntax::limits::MAX_DEPTH`]), so its frame is kept
+/// small: everything but the recursion itself lives in the helpers, which are never inlined into it.
 pub fn eval(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result<Literal, Diagnostic> {
+    match &e.kind {
+        ExprKind::Unary(UnaryOp::Neg, inner) if !(ty.is_signed() && matches!(inner.kind, ExprKind::Int(_))) => {
+            let v = eval(inner, ty, consts)?;
+            negate(e, v, ty)
+        }
+        ExprKind::Unary(UnaryOp::Not, inner) => {
+            let v = eval(inner, ty, consts)?;
+            not(e, v)
+        }
+        ExprKind::Binary(op, a, b) => {
+            let a = eval(a, ty, consts)?;
+            let b = eval(b, ty, consts)?;
+            fold(e, *op, a, b, ty)
+        }
+        _ => leaf(e, ty, consts),
+    }
+}
+
+/// A constant without operands to evaluate first: a literal (a negative integer literal included), a name.
+#[inline(never)]
+fn leaf(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result<Literal, Diagnostic> {
     match &e.kind {
         ExprKind::Int(text) => {
             let (v, suffix) = int_literal(text).map_err(|m| Diagnostic::error(e.span, m))?;
@@ -31,6 +55,8 @@ pub fn eval(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result
             if !ty.is_float() {
                 return Err(mismatch(e, ty, "a float"));
             }
+            float_in_range(text, ty)
+                .map_err(|m| Diagnostic::error(e.span, m).label(format!("out of range for {ty}")))?;
             Ok(Literal::Float(v))
         }
         ExprKind::Bool(b) if ty == Scalar::Bool => Ok(Literal::Bool(*b)),
@@ -53,30 +79,39 @@ pub fn eval(e: &Expr, ty: Scalar, consts: &BTreeMap<String, ConstVal>) -> Result
             }
             Ok(int_value(v, true, ty))
         }
-        ExprKind::Unary(UnaryOp::Neg, inner) => match eval(inner, ty, consts)? {
-            lit @ (Literal::Int(_) | Literal::Float(_)) if ty.is_signed() || ty.is_float() => {
-                Ok(literal_of(ty, irgc_scalar::unary(UnaryOp::Neg, ty, literal_bits(lit, ty))))
-            }
-            _ => Err(Diagnostic::error(e.span, format!("cannot negate a value of type {ty}"))),
-        },
-        ExprKind::Unary(UnaryOp::Not, inner) => match eval(inner, ty, consts)? {
-            Literal::Bool(b) => Ok(Literal::Bool(!b)),
-            _ => Err(not_constant(e)),
-        },
-        ExprKind::Binary(op, a, b) => {
-            let (a, b) = (eval(a, ty, consts)?, eval(b, ty, consts)?);
-            if matches!(op, BinaryOp::Div | BinaryOp::Rem) && b == Literal::Int(0) {
-                // The language defines it (the result is 0), but in a constant it is surely a mistake.
-                return Err(Diagnostic::error(e.span, "division by zero in a constant expression")
-                    .label("this divides by zero")
-                    .note(
-                        "at run time `x / 0` and `x % 0` are 0; a constant that relies on it is almost surely a bug",
-                    ));
-            }
-            binary(*op, a, b, ty).ok_or_else(|| not_constant(e))
-        }
         _ => Err(not_constant(e)),
     }
+}
+
+/// `-v`; `-inf` is minus infinity for floats, or `-MAX` for a signed integer, as at run time.
+#[inline(never)]
+fn negate(e: &Expr, v: Literal, ty: Scalar) -> Result<Literal, Diagnostic> {
+    match v {
+        lit @ (Literal::Int(_) | Literal::Float(_) | Literal::Inf) if ty.is_signed() || ty.is_float() => {
+            Ok(literal_of(ty, irgc_scalar::unary(UnaryOp::Neg, ty, literal_bits(lit, ty))))
+        }
+        _ => Err(Diagnostic::error(e.span, format!("cannot negate a value of type {ty}"))),
+    }
+}
+
+#[inline(never)]
+fn not(e: &Expr, v: Literal) -> Result<Literal, Diagnostic> {
+    match v {
+        Literal::Bool(b) => Ok(Literal::Bool(!b)),
+        _ => Err(not_constant(e)),
+    }
+}
+
+/// `a op b`, refusing a division by zero.
+#[inline(never)]
+fn fold(e: &Expr, op: BinaryOp, a: Literal, b: Literal, ty: Scalar) -> Result<Literal, Diagnostic> {
+    if matches!(op, BinaryOp::Div | BinaryOp::Rem) && b == Literal::Int(0) {
+        // The language defines it (the result is 0), but in a constant it is surely a mistake.
+        return Err(Diagnostic::error(e.span, "division by zero in a constant expression")
+            .label("this divides by zero")
+            .note("at run time `x / 0` and `x % 0` are 0; a constant that relies on it is almost surely a bug"));
+    }
+    binary(op, a, b, ty).ok_or_else(|| not_constant(e))
 }
 
 fn check_suffix(e: &Expr, suffix: Option<Scalar>, ty: Scalar) -> Result<(), Diagnostic> {

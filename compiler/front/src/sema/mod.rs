@@ -74,6 +74,9 @@ pub struct ParsedFile<'a> {
 
 /// Lowers a program (its main file and every imported module) to IR. The module is returned only when there were
 /// no errors; it has then passed the validator.
+///
+/// Without a main file (every file `is_main: false`) the files are modules checked on their own: only functions,
+/// constants and imports are allowed, and no `plan` is required.
 pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagnostic>) {
     let mut sema = Sema {
         module: Module {
@@ -98,7 +101,7 @@ pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagn
     for f in files {
         sema.declare(f, &mut pending);
     }
-    sema.lower_bodies(&pending);
+    sema.lower_bodies(&pending, files.iter().any(|f| f.is_main));
     for f in ir::validate::recursive_functions(&sema.module) {
         let f = &sema.module.functions[f];
         sema.diags.push(
@@ -392,7 +395,8 @@ impl Sema {
         Some((op, ty))
     }
 
-    fn lower_bodies(&mut self, pending: &Pending<'_>) {
+    /// `has_main`: whether there is a main program (which must have a plan), or only modules checked on their own.
+    fn lower_bodies(&mut self, pending: &Pending<'_>, has_main: bool) {
         // The plan's prologue first: dense-array sizes must be known before kernels index those arrays. Then
         // array initialisers (as fills) and output checks.
         let mut lw = BodyLowerer::new(self, ir::PlanBody::default(), Context::Plan);
@@ -432,6 +436,7 @@ impl Sema {
         let mut lw = BodyLowerer::new(self, prologue, Context::Plan);
         match pending.plans.first() {
             Some((block, _)) => lw.lower_plan(block),
+            None if !has_main => {}
             None => {
                 let span = Span::new(lw.sema.main_file, 0, 0);
                 lw.sema.diags.push(

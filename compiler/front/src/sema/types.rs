@@ -56,9 +56,6 @@ pub fn int_literal(text: &str) -> Result<(u64, Option<Scalar>), String> {
         None => clean.parse::<u64>(),
     };
     let value = parsed.map_err(|_| format!("integer literal `{text}` does not fit in 64 bits"))?;
-    if ty.is_some_and(Scalar::is_float) {
-        return Ok((value, ty));
-    }
     Ok((value, ty))
 }
 
@@ -67,6 +64,25 @@ pub fn float_literal(text: &str) -> Result<(f64, Option<Scalar>), String> {
     let (digits, ty) = suffix_type(text);
     let clean = digits.replace('_', "");
     clean.parse::<f64>().map(|v| (v, ty)).map_err(|_| format!("malformed float literal `{text}`"))
+}
+
+/// Checks that a float literal's value is finite in `ty`: decimal text whose value rounds to infinity in the type
+/// (`1e400`, or `1e39` as an `f32`) is refused rather than silently becoming `inf` (the keyword is the way to write
+/// infinity). `text` is the literal as written, suffix included. Literals too small for the type round to zero or a
+/// subnormal, like in any IEEE language.
+pub fn float_in_range(text: &str, ty: Scalar) -> Result<(), String> {
+    let (digits, _) = suffix_type(text);
+    let clean = digits.replace('_', "");
+    let (finite, max) = match ty {
+        Scalar::F32 => (clean.parse::<f32>().is_ok_and(f32::is_finite), format!("{:e}", f32::MAX)),
+        Scalar::F64 => (clean.parse::<f64>().is_ok_and(f64::is_finite), format!("{:e}", f64::MAX)),
+        _ => return Ok(()),
+    };
+    if finite {
+        Ok(())
+    } else {
+        Err(format!("float literal `{text}` is too large for {ty} (the largest {ty} is {max})"))
+    }
 }
 
 /// Whether the integer `value` (negated if `negative`) fits in `ty`; ids count as unsigned of their width.

@@ -124,6 +124,14 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     }
                     _ => Scalar::F64,
                 };
+                if let Err(m) = float_in_range(text, ty) {
+                    self.error(
+                        Diagnostic::error(span, m).label(format!("out of range for {ty}")).note(
+                            "write `inf` for infinity (`-inf` for minus infinity), or use `f64` for larger values",
+                        ),
+                    );
+                    return None;
+                }
                 (Literal::Float(if negative { -v } else { v }), ty)
             }
             AK::Inf => match expect {

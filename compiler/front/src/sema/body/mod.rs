@@ -17,7 +17,7 @@ mod stmt;
 
 use super::consts;
 use super::place::Place;
-use super::types::{self, float_literal, int_fits, int_literal, int_value};
+use super::types::{self, float_in_range, float_literal, int_fits, int_literal, int_value};
 use super::{Sema, Symbol};
 use crate::diag::Diagnostic;
 use crate::ir::{
