@@ -158,24 +158,31 @@ impl<'c> Lower<'c, '_> {
                 let start = self.b.build_int_add(base, tid, "start")?;
                 self.zero_spent_counters(k, start)?;
                 let stride = self.b.build_int_mul(nctaid, ntid, "stride")?;
+                let plain = |me: &mut Self| {
+                    me.counted_loop(start, size, stride, false, false, |me, i| {
+                        me.bind_space(&sp, vars, i)?;
+                        me.block_of(body)
+                    })
+                };
                 if body.iter().any(crate::nested::has_block_loop) {
                     // Block-scheduled nested loops need the whole block at their barriers: every thread of a block
                     // runs the grid-stride loop as often as its first thread, an iteration past the end with its
-                    // statements switched off.
+                    // statements switched off. Only on a skewed graph; elsewhere the loops run in their threads.
                     let bool_t = self.c.bool_type();
                     let pred = self.alloca(bool_t.into(), "valid")?;
-                    self.counted_loop(base, size, stride, false, false, |me, first| {
-                        let i = me.b.build_int_add(first, tid, "")?;
-                        let valid = me.b.build_int_compare(IntPredicate::ULT, i, size, "")?;
-                        me.b.build_store(pred, valid)?;
-                        me.if_else(valid, |me| me.bind_space(&sp, vars, i), |_| Ok(()))?;
-                        me.predicated_block(body, pred)
-                    })?;
+                    let uniform = |me: &mut Self| {
+                        me.counted_loop(base, size, stride, false, false, |me, first| {
+                            let i = me.b.build_int_add(first, tid, "")?;
+                            let valid = me.b.build_int_compare(IntPredicate::ULT, i, size, "")?;
+                            me.b.build_store(pred, valid)?;
+                            me.if_else(valid, |me| me.bind_space(&sp, vars, i), |_| Ok(()))?;
+                            me.predicated_block(body, pred)
+                        })
+                    };
+                    let skewed = self.skewed()?;
+                    self.if_else(skewed, uniform, plain)?;
                 } else {
-                    self.counted_loop(start, size, stride, false, false, |me, i| {
-                        me.bind_space(&sp, vars, i)?;
-                        me.block_of(body)
-                    })?;
+                    plain(self)?;
                 }
             }
             Some(DeviceOp::ForTile { tile_vars, tiles, thread_vars, threads, body }) => {

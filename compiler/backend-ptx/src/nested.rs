@@ -128,10 +128,11 @@ impl<'c> Lower<'c, '_> {
         let rank = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[before.into()])?);
         let count = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[mask.into()])?);
         let (rank, count) = (self.b.build_int_z_extend(rank, i64t, "")?, self.b.build_int_z_extend(count, i64t, "")?);
+        let threshold = self.warp_threshold(mask, n)?;
         self.owner_rounds(
             |me| {
                 let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
-                let big = me.b.build_int_compare(IntPredicate::UGE, n, i64t.const_int(WARP, false), "")?;
+                let big = me.b.build_int_compare(IntPredicate::UGE, n, threshold, "")?;
                 let want =
                     int(me.call_intrinsic("llvm.nvvm.vote.ballot.sync", i32t.into(), &[mask.into(), big.into()])?);
                 let none = me.b.build_int_compare(IntPredicate::EQ, want, i32t.const_zero(), "")?;
@@ -194,9 +195,6 @@ impl<'c> Lower<'c, '_> {
     fn block_loop(&mut self, lp: &NestedLoop<'_>, pred: PointerValue<'c>) -> Result<(), PtxError> {
         let (i32t, i64t, bool_t) = (self.c.i32_type(), self.c.i64_type(), self.c.bool_type());
         let int = |v: BasicValueEnum<'c>| v.into_int_value();
-        let live = self.live_ins(lp);
-        let saved = self.save(&live)?;
-        let saved_comb = self.save(&lp.combine.iter().map(|c| c.local).collect::<Vec<_>>())?;
         // This thread's range (empty without `pred`), published with its live-ins.
         let (s_own, n_own) = (self.alloca(i64t.into(), "np_s")?, self.alloca(i64t.into(), "np_n")?);
         self.b.build_store(s_own, i64t.const_zero())?;
@@ -212,6 +210,32 @@ impl<'c> Lower<'c, '_> {
             },
             |_| Ok(()),
         )?;
+        // Only if some range is long enough to share (one `bar.red.or`; on graphs of small degrees that is all).
+        let own_n = self.b.build_load(i64t, n_own, "")?.into_int_value();
+        let long = self.b.build_int_compare(IntPredicate::UGE, own_n, i64t.const_int(WARP, false), "")?;
+        let long = self.b.build_int_z_extend(long, i32t, "")?;
+        let any = int(self.call_intrinsic("llvm.nvvm.barrier0.or", i32t.into(), &[long.into()])?);
+        let any = self.b.build_int_compare(IntPredicate::NE, any, i32t.const_zero(), "")?;
+        self.if_else(any, |me| me.block_help(lp, s_own, n_own), |_| Ok(()))?;
+        // What is left (fewer than 32 iterations, or nothing) runs in this thread.
+        let s = self.b.build_load(i64t, s_own, "")?.into_int_value();
+        let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
+        self.stride(lp, s, i64t.const_zero(), n, i64t.const_int(1, false))
+    }
+
+    /// The block and warp levels of a `block` loop: this thread's range is `*s_own`, `*n_own` (emptied when the
+    /// block or the warp runs it), run by every thread of the block.
+    fn block_help(
+        &mut self,
+        lp: &NestedLoop<'_>,
+        s_own: PointerValue<'c>,
+        n_own: PointerValue<'c>,
+    ) -> Result<(), PtxError> {
+        let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
+        let int = |v: BasicValueEnum<'c>| v.into_int_value();
+        let live = self.live_ins(lp);
+        let saved = self.save(&live)?;
+        let saved_comb = self.save(&lp.combine.iter().map(|c| c.local).collect::<Vec<_>>())?;
         let tid = self.sreg("tid")?;
         let ntid = self.sreg("ntid")?;
         let sh_s = self.shared_slots(Scalar::U64, BLOCK, "np.start")?;
@@ -269,8 +293,11 @@ impl<'c> Lower<'c, '_> {
                         me.if_else(
                             claim,
                             |me| {
+                                // Claimants race: the smallest thread index wins (an atomic, not a racing store).
                                 let t = me.b.build_int_truncate(tid, i32t, "")?;
-                                me.store_slot(sh_owner, r, Scalar::U32, t.into())
+                                let at = me.slot_addr_of(sh_owner, r, Scalar::U32)?;
+                                me.b.build_atomicrmw(AtomicRMWBinOp::UMin, at, t, AtomicOrdering::Monotonic)?;
+                                Ok(())
                             },
                             |_| Ok(()),
                         )?;
@@ -314,10 +341,12 @@ impl<'c> Lower<'c, '_> {
         let full = i32t.const_all_ones();
         let lane = self.b.build_and(tid, i64t.const_int(WARP - 1, false), "lane")?;
         let warp_base = self.b.build_int_sub(tid, lane, "")?;
+        let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
+        let threshold = self.warp_threshold(full, n)?;
         self.owner_rounds(
             |me| {
                 let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
-                let big = me.b.build_int_compare(IntPredicate::UGE, n, i64t.const_int(WARP, false), "")?;
+                let big = me.b.build_int_compare(IntPredicate::UGE, n, threshold, "")?;
                 let want =
                     int(me.call_intrinsic("llvm.nvvm.vote.ballot.sync", i32t.into(), &[full.into(), big.into()])?);
                 let none = me.b.build_int_compare(IntPredicate::EQ, want, i32t.const_zero(), "")?;
@@ -352,10 +381,26 @@ impl<'c> Lower<'c, '_> {
             let v = self.combine_values(c.op, ty, own, got)?;
             self.write_local(c.local, v)?;
         }
-        // What is left (fewer than 32 iterations, or nothing) runs in this thread.
-        let s = self.b.build_load(i64t, s_own, "")?.into_int_value();
-        let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
-        self.stride(lp, s, i64t.const_zero(), n, i64t.const_int(1, false))
+        Ok(())
+    }
+
+    /// The length from which a lane's range is shared with its warp: 32, or twice the mean length over the lanes
+    /// of `mask` if that is more. Lanes of similar lengths are faster each on its own (no per-range overhead, all
+    /// lanes busy); only outliers are worth a round of the whole warp.
+    fn warp_threshold(&mut self, mask: IntValue<'c>, n: IntValue<'c>) -> Result<IntValue<'c>, PtxError> {
+        let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
+        let cap = i64t.const_int(1 << 25, false);
+        let small = self.b.build_int_compare(IntPredicate::ULT, n, cap, "")?;
+        let clamped = self.b.build_select(small, n, cap, "")?.into_int_value();
+        let c = self.b.build_int_truncate(clamped, i32t, "")?;
+        let sum = self.call_intrinsic("llvm.nvvm.redux.sync.add", i32t.into(), &[c.into(), mask.into()])?;
+        let count = self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[mask.into()])?;
+        let twice = self.b.build_left_shift(sum.into_int_value(), i32t.const_int(1, false), "")?;
+        let mean2 = self.b.build_int_unsigned_div(twice, count.into_int_value(), "")?;
+        let mean2 = self.b.build_int_z_extend(mean2, i64t, "")?;
+        let warp = i64t.const_int(WARP, false);
+        let more = self.b.build_int_compare(IntPredicate::UGT, mean2, warp, "")?;
+        Ok(self.b.build_select(more, mean2, warp, "threshold")?.into_int_value())
     }
 
     /// Rounds of "find an owner, help it": `find` returns (no owner left, the owner's token) and must give the

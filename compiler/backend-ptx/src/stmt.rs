@@ -118,24 +118,11 @@ impl<'c> Lower<'c, '_> {
                 if vars.len() == 1 && matches!(space, Space::Range(..) | Space::OutEdges(_)) =>
             {
                 let lp = crate::nested::NestedLoop { var: vars[0], space, body, combine };
-                self.warp_loop(&lp)?;
+                let skewed = self.skewed()?;
+                self.if_else(skewed, |me| me.warp_loop(&lp), |me| me.serial_forall(vars, space, body))?;
             }
-            DeviceOp::ForAll { schedule: Schedule::Block, .. } => {
-                return self.malformed("a block-scheduled loop outside the predicated sweep body")
-            }
-            DeviceOp::ForAll { vars, space, body, .. } => {
-                // A nested parallel loop runs sequentially within its thread (as on the CPU).
-                let sp = self.prepare_space(space)?;
-                let i64t = self.c.i64_type();
-                self.nested_foralls += 1;
-                let r =
-                    self.counted_loop(i64t.const_zero(), sp.size, i64t.const_int(1, false), false, false, |me, i| {
-                        me.bind_space(&sp, vars, i)?;
-                        me.block_of(body)
-                    });
-                self.nested_foralls -= 1;
-                r?;
-            }
+            // In its thread: unscheduled, or (`block` reached here) on a graph that is not skewed.
+            DeviceOp::ForAll { vars, space, body, .. } => self.serial_forall(vars, space, body)?,
             DeviceOp::ForTile { .. } => return self.unsupported("`forall tile` nested in another statement"),
             DeviceOp::Return(v) => {
                 let Some(ret) = self.returns else {
@@ -176,6 +163,31 @@ impl<'c> Lower<'c, '_> {
             }
         }
         Ok(())
+    }
+
+    /// A nested `forall` run sequentially within its thread (as on the CPU).
+    pub(crate) fn serial_forall(
+        &mut self,
+        vars: &[Handle<irgc_front::ir::Local>],
+        space: &Space,
+        body: &[DeviceStmt],
+    ) -> Result<(), PtxError> {
+        let sp = self.prepare_space(space)?;
+        let i64t = self.c.i64_type();
+        self.nested_foralls += 1;
+        let r = self.counted_loop(i64t.const_zero(), sp.size, i64t.const_int(1, false), false, false, |me, i| {
+            me.bind_space(&sp, vars, i)?;
+            me.block_of(body)
+        });
+        self.nested_foralls -= 1;
+        r
+    }
+
+    /// Whether the graph is skewed enough for the nested-parallelism schedules (the context's `SKEWED` slot, the
+    /// same in every thread).
+    pub(crate) fn skewed(&mut self) -> Result<IntValue<'c>, PtxError> {
+        let v = self.slot(irgc_artifact::Layout::SKEWED)?;
+        Ok(self.b.build_int_compare(IntPredicate::NE, v, v.get_type().const_zero(), "skewed")?)
     }
 
     /// `if c { then } else { otherwise }`.

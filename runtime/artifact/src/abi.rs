@@ -110,6 +110,14 @@ impl WorklistSlot {
     pub const COUNT: usize = 9;
 }
 
+/// Whether a graph of `num_nodes` nodes, `num_edges` edges and largest out-degree `max_degree` is skewed enough
+/// for the nested-parallelism schedules: some node has at least 32 edges (a warp's worth) and at least 4 times the
+/// mean degree. On graphs of even degrees (road networks, grids, uniform random graphs) sharing a range costs
+/// more than it saves: measured on an H100, up to 35% slower (`docs/optimizer.md`).
+pub fn skewed(num_nodes: u64, num_edges: u64, max_degree: u64) -> bool {
+    max_degree >= 32 && max_degree.saturating_mul(num_nodes.max(1)) >= num_edges.saturating_mul(4)
+}
+
 /// The slot indices of a program's kernel context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -127,7 +135,10 @@ impl Layout {
     pub const SRC: usize = 3;
     pub const NUM_NODES: usize = 4;
     pub const NUM_EDGES: usize = 5;
-    const FIXED: usize = 6;
+    /// 1 when the graph's degrees are skewed enough for nested parallelism to pay ([`skewed`]), else 0: a
+    /// nested loop the `np` pass scheduled over a warp or block runs in its thread when this is 0.
+    pub const SKEWED: usize = 6;
+    const FIXED: usize = 7;
 
     pub fn of(a: &Artifact) -> Layout {
         Layout {

@@ -19,6 +19,7 @@ pub fn build<B: DeviceBuffer>(layout: &Layout, mem: &Memory<B>, params: &[u64]) 
     ctx[Layout::SRC] = mem.sources.as_ref().map_or(0, |b| b.address());
     ctx[Layout::NUM_NODES] = mem.num_nodes;
     ctx[Layout::NUM_EDGES] = mem.num_edges;
+    ctx[Layout::SKEWED] = u64::from(irgc_artifact::skewed(mem.num_nodes, mem.num_edges, mem.max_degree));
     for (g, global) in mem.globals.iter().enumerate() {
         let at = layout.global(g);
         ctx[at] = global.buf.address();

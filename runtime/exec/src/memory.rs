@@ -229,6 +229,8 @@ impl Worklist<Buffer> {
 pub struct Memory<B = Buffer> {
     pub num_nodes: u64,
     pub num_edges: u64,
+    /// The largest out-degree (what [`irgc_artifact::skewed`] needs).
+    pub max_degree: u64,
     pub row_start: B,
     pub col: B,
     pub weights: Option<B>,
@@ -394,7 +396,8 @@ impl<B: DeviceBuffer> Memory<B> {
                 seen: [0; 4],
             });
         }
-        Ok(Memory { num_nodes: n, num_edges: m, row_start, col, weights, sources, globals, worklists })
+        let max_degree = graph.row_start.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        Ok(Memory { num_nodes: n, num_edges: m, max_degree, row_start, col, weights, sources, globals, worklists })
     }
 }
 
