@@ -377,7 +377,7 @@ impl<'c> Lower<'c, '_> {
         for ((c, &(_, own)), &sh) in lp.combine.iter().zip(&saved_comb).zip(&sh_comb) {
             let ty = self.scalar_of(c.local)?;
             let got = self.load_slot(sh, tid, slot_type(ty))?;
-            let got = self.from_slot(ty, got)?;
+            let got = self.slot_to_value(ty, got)?;
             let v = self.combine_values(c.op, ty, own, got)?;
             self.write_local(c.local, v)?;
         }
@@ -725,7 +725,7 @@ impl<'c> Lower<'c, '_> {
         Ok(if ty == Scalar::Bool { self.b.build_int_z_extend(self.int(v)?, self.c.i32_type(), "")?.into() } else { v })
     }
 
-    fn from_slot(&self, ty: Scalar, v: BasicValueEnum<'c>) -> Result<BasicValueEnum<'c>, PtxError> {
+    fn slot_to_value(&self, ty: Scalar, v: BasicValueEnum<'c>) -> Result<BasicValueEnum<'c>, PtxError> {
         Ok(if ty == Scalar::Bool {
             self.b.build_int_compare(IntPredicate::NE, self.int(v)?, self.c.i32_type().const_zero(), "")?.into()
         } else {

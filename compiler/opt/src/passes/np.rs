@@ -410,8 +410,9 @@ impl Facts {
                     },
                     _ => s.operands(),
                 };
-                ok &= !operands.iter().any(|&e| reads_local(&b.exprs, e, l))
-                    && !(s.writes().contains(&l) && !matches!(s.kind, StmtKind::Assign { .. }));
+                let reads = operands.iter().any(|&e| reads_local(&b.exprs, e, l));
+                let other_write = s.writes().contains(&l) && !matches!(s.kind, StmtKind::Assign { .. });
+                ok &= !reads && !other_write;
             });
         }
         if ok {
@@ -477,4 +478,110 @@ fn has_load(b: &DeviceBody, e: Handle<Expr>) -> bool {
     let mut f = Facts::default();
     f.arrays_read(b, e);
     !f.loads.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Options, Remark};
+    use irgc_front::ir::print::print_module;
+
+    const HEAD: &str = "graph G;\nnode level: u32 = inf;\nnode x: u64 = 0;\nedge scratch: u32 = 0;\nworklist wl;\n";
+
+    /// The IR after the pass and its remarks.
+    fn np(src: &str) -> (String, Vec<String>) {
+        let c = irgc_front::compile_source("t.irg", &format!("{HEAD}{src}\nplan {{ }}"));
+        let mut m = c.module.unwrap_or_else(|| panic!("compiles: {:?}", c.diagnostics));
+        let opts = Options { validate: true, ..Options::default() }.without("coop").without("outline");
+        let report = crate::run(&mut m, &opts).expect("valid after the pass");
+        let pass = report.passes.iter().find(|p| p.name == "np").expect("the pass ran");
+        (print_module(&m), pass.remarks.iter().map(|r: &Remark| r.message.clone()).collect())
+    }
+
+    #[test]
+    fn an_edge_loop_of_a_sweep_is_spread_over_the_block() {
+        let (ir, remarks) = np("kernel k(d: u32) { forall v in wl { for e in G.edges(v) { \
+             if atomic_min(level[G.dst(e)], d) > d { wl.push(G.dst(e)); } } } }");
+        assert!(ir.contains("schedule block"), "{ir}");
+        assert_eq!(remarks, vec!["kernel `k`: the loop over `e` is spread over the block"]);
+    }
+
+    #[test]
+    fn sums_bitmasks_and_minima_are_combined_and_loops_in_functions_use_the_warp() {
+        let (ir, remarks) = np("fn f(v: node) -> u64 { var m: u64 = 0; var s: u32 = 0; var lo: node = inf; \
+             for e in G.edges(v) { m |= 1u64 << ((G.dst(e) % 64) as u64); s += 1; lo = min(lo, G.dst(e)); } \
+             return m + (s as u64) + (lo as u64); }\n\
+             kernel k() { forall v in G.nodes { x[v] = f(v); } }");
+        assert!(ir.contains("schedule warp combine(m: or, s: sum, lo: min)"), "{ir}");
+        assert!(remarks[0].starts_with("function `f`: the loop over `e` is spread over the warp, combining"));
+    }
+
+    #[test]
+    fn loops_whose_iterations_depend_on_each_other_stay_in_their_thread_with_the_reason() {
+        let cases = [
+            // First found: `break`.
+            (
+                "kernel k() { forall v in G.nodes { var p = v; for e in G.edges(v) { if G.dst(e) < v { p = G.dst(e); \
+              break; } } level[v] = p as u32; } }",
+                "`break` or `continue` ends it early",
+            ),
+            // The last iteration's value escapes.
+            (
+                "kernel k() { forall v in G.nodes { var p = v; for e in G.edges(v) { p = G.dst(e); } \
+              level[v] = p as u32; } }",
+                "it assigns `p`, which is used outside the loop",
+            ),
+            // A counter used as an index (compaction).
+            (
+                "kernel k() { forall v in G.nodes { var n: u64 = 0; for e in G.edges(v) { \
+              scratch[(G.first_edge(v) as u64 + n) as edge] = 1; n += 1; } } }",
+                "it assigns `n`",
+            ),
+            // Reads what it stores.
+            (
+                "kernel k() { forall v in G.nodes { for e in G.edges(v) { if level[G.dst(e)] == inf { \
+              level[G.dst(e)] = level[v] + 1; } } } }",
+                "it stores to @level and also reads it",
+            ),
+            // Different values may land on one element.
+            (
+                "kernel k() { forall v in G.nodes { for e in G.edges(v) { level[G.dst(e)] = G.dst(e) as u32; } } }",
+                "two iterations may store different values to the same element of @level",
+            ),
+            // Early return from a function.
+            (
+                "fn f(v: node) -> bool { for e in G.edges(v) { if G.dst(e) == v { return true; } } return false; }\n\
+              kernel k() { forall v in G.nodes { if f(v) { level[v] = 0; } } }",
+                "`return` inside it ends it early",
+            ),
+        ];
+        for (src, why) in cases {
+            let (ir, remarks) = np(src);
+            assert!(!ir.contains("schedule "), "{src}\n{ir}");
+            assert!(remarks.iter().any(|r| r.contains("stays in its thread") && r.contains(why)), "{src}: {remarks:?}");
+        }
+    }
+
+    #[test]
+    fn stores_of_one_value_or_at_one_to_one_indices_are_parallel() {
+        let (ir, _) = np("kernel k(r: u32) { forall v in G.nodes { for e in G.edges(v) { level[G.dst(e)] = r + 1; } \
+             for e in G.edges(v) { scratch[e] = 0; } \
+             for i in 0..G.degree(v) { scratch[((G.first_edge(v) as u64) + (i as u64)) as edge] = i; } } }");
+        assert_eq!(ir.matches("schedule block").count(), 3, "{ir}");
+    }
+
+    #[test]
+    fn a_sweep_that_keeps_a_serial_loop_uses_the_warp_schedule_for_the_others() {
+        let (ir, remarks) = np("kernel k() { forall v in G.nodes { for e in G.edges(v) { level[G.dst(e)] = 1; } \
+             var p = v; for e in G.edges(v) { p = G.dst(e); } level[v] = p as u32; } }");
+        assert!(ir.contains("schedule warp") && !ir.contains("schedule block"), "{ir}");
+        assert!(remarks.iter().any(|r| r.contains("use the warp schedule instead")), "{remarks:?}");
+    }
+
+    #[test]
+    fn a_written_nested_forall_is_scheduled_and_tiles_are_left_alone() {
+        let (ir, _) = np("kernel k() { forall v in G.nodes { forall e in G.edges(v) { atomic_min(level[G.dst(e)], 1); } } }\n\
+             kernel t() { forall tile b in 0..4 threads i in [32] { for j in 0..8 { level[(b * 32 + i) as node] = j; } } }");
+        assert!(ir.contains("forall e: edge in G.edges(v) schedule block"), "{ir}");
+        assert_eq!(ir.matches("schedule").count(), 1, "{ir}");
+    }
 }

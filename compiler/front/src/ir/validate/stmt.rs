@@ -215,8 +215,9 @@ impl Validator<'_> {
                     }
                     _ => s.operands(),
                 };
-                bad |= operands.iter().any(|&e| walk::reads_local(body.exprs, e, c.local))
-                    || (s.writes().contains(&c.local) && !matches!(s.kind, StmtKind::Assign { .. }));
+                let reads = operands.iter().any(|&e| walk::reads_local(body.exprs, e, c.local));
+                let other_write = s.writes().contains(&c.local) && !matches!(s.kind, StmtKind::Assign { .. });
+                bad |= reads || other_write;
             });
         }
         if bad {
