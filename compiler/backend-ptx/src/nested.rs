@@ -128,57 +128,36 @@ impl<'c> Lower<'c, '_> {
         let rank = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[before.into()])?);
         let count = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[mask.into()])?);
         let (rank, count) = (self.b.build_int_z_extend(rank, i64t, "")?, self.b.build_int_z_extend(count, i64t, "")?);
-        let threshold = self.warp_threshold(mask, n)?;
-        self.owner_rounds(
-            |me| {
-                let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
-                let big = me.b.build_int_compare(IntPredicate::UGE, n, threshold, "")?;
-                let want =
-                    int(me.call_intrinsic("llvm.nvvm.vote.ballot.sync", i32t.into(), &[mask.into(), big.into()])?);
-                let none = me.b.build_int_compare(IntPredicate::EQ, want, i32t.const_zero(), "")?;
-                Ok((none, want))
-            },
-            |me, want| {
-                let nonzero = me.c.bool_type().const_all_ones().into();
-                let o = int(me.call_intrinsic("llvm.cttz.i32", i32t.into(), &[want.into(), nonzero])?);
-                let os = me.shfl(mask, start, o)?;
-                let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
-                let on = me.shfl(mask, n, o)?;
-                for (&l, &(_, v)) in live.iter().zip(&saved) {
-                    let bits = me.local_bits(l, v)?;
-                    let got = me.shfl(mask, bits, o)?;
-                    let v = me.bits_local(l, got)?;
-                    me.write_local(l, v)?;
-                }
-                me.reset_combined(lp.combine)?;
-                me.stride(lp, os, rank, on, count)?;
-                // Every lane combines the lanes' partials (a loop over the mask, the same in every lane), and the
-                // owner keeps the total.
-                let is_owner = me.b.build_int_compare(IntPredicate::EQ, lane, o, "owner")?;
-                for (c, &a) in lp.combine.iter().zip(&acc) {
-                    let ty = me.scalar_of(c.local)?;
-                    let total = me.warp_total(mask, c, ty)?;
-                    me.if_else(
-                        is_owner,
-                        |me| {
-                            let old = me.b.build_load(types::reg(me.c, ty), a, "")?;
-                            let new = me.combine_values(c.op, ty, old, total)?;
-                            me.b.build_store(a, new)?;
-                            Ok(())
-                        },
-                        |_| Ok(()),
-                    )?;
-                }
+        self.warp_rounds(mask, lane, n_own, |me, o, is_owner| {
+            let os = me.shfl(mask, start, o)?;
+            let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
+            let on = me.shfl(mask, n, o)?;
+            for (&l, &(_, v)) in live.iter().zip(&saved) {
+                let bits = me.local_bits(l, v)?;
+                let got = me.shfl(mask, bits, o)?;
+                let v = me.bits_local(l, got)?;
+                me.write_local(l, v)?;
+            }
+            me.reset_combined(lp.combine)?;
+            me.stride(lp, os, rank, on, count)?;
+            // Every lane combines the lanes' partials (the same steps in every lane), and the owner keeps the
+            // total.
+            for (c, &a) in lp.combine.iter().zip(&acc) {
+                let ty = me.scalar_of(c.local)?;
+                let total = me.warp_total(mask, c, ty)?;
                 me.if_else(
                     is_owner,
                     |me| {
-                        me.b.build_store(n_own, i64t.const_zero())?;
+                        let old = me.b.build_load(types::reg(me.c, ty), a, "")?;
+                        let new = me.combine_values(c.op, ty, old, total)?;
+                        me.b.build_store(a, new)?;
                         Ok(())
                     },
                     |_| Ok(()),
-                )
-            },
-        )?;
+                )?;
+            }
+            Ok(())
+        })?;
         self.restore(&saved)?;
         for ((c, &(_, own)), &a) in lp.combine.iter().zip(&saved_comb).zip(&acc) {
             let ty = self.scalar_of(c.local)?;
@@ -341,35 +320,13 @@ impl<'c> Lower<'c, '_> {
         let full = i32t.const_all_ones();
         let lane = self.b.build_and(tid, i64t.const_int(WARP - 1, false), "lane")?;
         let warp_base = self.b.build_int_sub(tid, lane, "")?;
-        let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
-        let threshold = self.warp_threshold(full, n)?;
-        self.owner_rounds(
-            |me| {
-                let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
-                let big = me.b.build_int_compare(IntPredicate::UGE, n, threshold, "")?;
-                let want =
-                    int(me.call_intrinsic("llvm.nvvm.vote.ballot.sync", i32t.into(), &[full.into(), big.into()])?);
-                let none = me.b.build_int_compare(IntPredicate::EQ, want, i32t.const_zero(), "")?;
-                Ok((none, want))
-            },
-            |me, want| {
-                let nonzero = me.c.bool_type().const_all_ones().into();
-                let o = int(me.call_intrinsic("llvm.cttz.i32", i32t.into(), &[want.into(), nonzero])?);
-                let o = me.b.build_int_z_extend(o, i64t, "")?;
-                let owner = me.b.build_int_add(warp_base, o, "owner")?;
-                me.help(lp, &live, &sh_live, sh_s, sh_n, owner, lane, i64t.const_int(WARP, false))?;
-                me.combine_into_slots(lp.combine, &sh_comb, owner)?;
-                let mine = me.b.build_int_compare(IntPredicate::EQ, lane, o, "")?;
-                me.if_else(
-                    mine,
-                    |me| {
-                        me.b.build_store(n_own, i64t.const_zero())?;
-                        Ok(())
-                    },
-                    |_| Ok(()),
-                )
-            },
-        )?;
+        let lane32 = self.b.build_int_truncate(lane, i32t, "")?;
+        self.warp_rounds(full, lane32, n_own, |me, o, _| {
+            let o = me.b.build_int_z_extend(o, i64t, "")?;
+            let owner = me.b.build_int_add(warp_base, o, "owner")?;
+            me.help(lp, &live, &sh_live, sh_s, sh_n, owner, lane, i64t.const_int(WARP, false))?;
+            me.combine_into_slots(lp.combine, &sh_comb, owner)
+        })?;
 
         // Own values back; the helpers' results for this thread once every helper is done.
         self.restore(&saved)?;
@@ -401,6 +358,45 @@ impl<'c> Lower<'c, '_> {
         let warp = i64t.const_int(WARP, false);
         let more = self.b.build_int_compare(IntPredicate::UGT, mean2, warp, "")?;
         Ok(self.b.build_select(more, mean2, warp, "threshold")?.into_int_value())
+    }
+
+    /// The warp level: while a lane of `mask` has a range of at least [`Lower::warp_threshold`] (found with
+    /// `ballot`), every lane runs `help(owner lane, whether this lane is the owner)` for the lowest such lane, whose
+    /// range is then done (`*n_own = 0`).
+    fn warp_rounds(
+        &mut self,
+        mask: IntValue<'c>,
+        lane: IntValue<'c>,
+        n_own: PointerValue<'c>,
+        help: impl Fn(&mut Self, IntValue<'c>, IntValue<'c>) -> Result<(), PtxError>,
+    ) -> Result<(), PtxError> {
+        let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
+        let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
+        let threshold = self.warp_threshold(mask, n)?;
+        self.owner_rounds(
+            |me| {
+                let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
+                let big = me.b.build_int_compare(IntPredicate::UGE, n, threshold, "")?;
+                let args = [mask.into(), big.into()];
+                let want = me.call_intrinsic("llvm.nvvm.vote.ballot.sync", i32t.into(), &args)?.into_int_value();
+                let none = me.b.build_int_compare(IntPredicate::EQ, want, i32t.const_zero(), "")?;
+                Ok((none, want))
+            },
+            |me, want| {
+                let nonzero = me.c.bool_type().const_all_ones().into();
+                let o = me.call_intrinsic("llvm.cttz.i32", i32t.into(), &[want.into(), nonzero])?.into_int_value();
+                let is_owner = me.b.build_int_compare(IntPredicate::EQ, lane, o, "owner")?;
+                help(me, o, is_owner)?;
+                me.if_else(
+                    is_owner,
+                    |me| {
+                        me.b.build_store(n_own, i64t.const_zero())?;
+                        Ok(())
+                    },
+                    |_| Ok(()),
+                )
+            },
+        )
     }
 
     /// Rounds of "find an owner, help it": `find` returns (no owner left, the owner's token) and must give the

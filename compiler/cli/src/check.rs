@@ -26,7 +26,7 @@ impl ColorChoice {
 
 #[derive(Args)]
 pub struct CheckArgs {
-    /// Program files (.irg).
+    /// Program files (.irg), or standard-library-style module files (only `fn`, `const` and `import`).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Print how long each file took.
@@ -50,11 +50,39 @@ pub fn front(path: &std::path::Path, color: bool) -> Option<irgc_front::Compilat
     }
 }
 
+/// Checks one file: a program, or a module of the standard library's kind (only `fn`, `const` and `import`
+/// items: no graph and no plan), which is checked as `import` would check it. Diagnostics go to stderr.
+fn check_one(path: &std::path::Path, color: bool) -> bool {
+    let text = match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            return false;
+        }
+    };
+    let name = path.display().to_string();
+    let c = if irgc_front::looks_like_module(&text) {
+        irgc_front::check_module_source(&name, &text)
+    } else {
+        match irgc_front::compile_file(path) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", path.display());
+                return false;
+            }
+        }
+    };
+    if !c.diagnostics.is_empty() {
+        eprint!("{}", c.sources.render(&c.diagnostics, color));
+    }
+    !c.has_errors()
+}
+
 pub fn run(args: &CheckArgs, color: bool) -> Result<ExitCode> {
     let mut failed = 0;
     for path in &args.files {
         let start = Instant::now();
-        let ok = front(path, color).is_some_and(|c| !c.has_errors());
+        let ok = check_one(path, color);
         let ms = start.elapsed().as_secs_f64() * 1e3;
         if !ok {
             failed += 1;

@@ -244,3 +244,42 @@ fn compile_writes_ptx_and_the_artifact_beside_it() {
         assert!(!o.stdout.is_empty());
     }
 }
+
+#[test]
+fn check_accepts_standard_library_modules_and_reports_their_errors() {
+    let o = irgc(&["check", "stdlib/unionfind.irg", "stdlib/coloring.irg", "stdlib/random.irg"]);
+    assert_eq!(code(&o), 0, "stdout:\n{}\nstderr:\n{}", stdout(&o), stderr(&o));
+    let dir = std::env::temp_dir().join(format!("irgc-check-module-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.irg");
+    std::fs::write(&bad, "fn twice(x: u32) -> u32 {\n    return x * undefined_name;\n}\n").unwrap();
+    let o = irgc(&["check", "--color", "never", bad.to_str().unwrap()]);
+    assert_eq!(code(&o), 1, "stderr:\n{}", stderr(&o));
+    assert!(stderr(&o).contains("bad.irg:2:16"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ir_opt_shows_the_nested_loop_and_outlining_decisions_and_explain_gives_the_reasons() {
+    let o = irgc(&["compile", "programs/bfs/bfs_worklist.irg", "--emit", "ir-opt", "--explain"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let ir = stdout(&o);
+    assert!(ir.contains("forall e: edge in G.first_edge(v)..G.end_edge(v) schedule block {"), "{ir}");
+    assert!(ir.contains("outlined #0 pipe frontier {"), "{ir}");
+    let why = stderr(&o);
+    assert!(
+        why.contains(
+            "programs/bfs/bfs_worklist.irg:12:9: np: kernel `expand`: the loop over `e` is spread over the block"
+        ),
+        "{why}"
+    );
+    // Disabled, the loop stays serial and nothing is explained for it.
+    let o =
+        irgc(&["compile", "programs/bfs/bfs_worklist.irg", "--emit", "ir-opt", "--disable-pass", "np", "--explain"]);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).contains("for e: edge in G.first_edge(v)..G.end_edge(v) {"), "{}", stdout(&o));
+    assert!(!stderr(&o).contains("np:"), "{}", stderr(&o));
+    // A loop that must stay serial says why.
+    let o = irgc(&["compile", "programs/matching/suitor.irg", "--emit", "ir-opt", "--explain"]);
+    assert!(stderr(&o).contains("stays in its thread: it assigns `best`"), "{}", stderr(&o));
+}

@@ -188,14 +188,27 @@ mod tests {
     #[test]
     fn layout_slots_do_not_overlap() {
         let l = Layout { globals: 2, worklists: 1, params: 3, max_args: 2 };
-        assert_eq!(l.global(0), 6);
-        assert_eq!(l.global(1), 9);
-        assert_eq!(l.worklist(0, WorklistSlot::InItems), 12);
-        assert_eq!(l.worklist(0, WorklistSlot::Overflow), 19);
-        assert_eq!(l.worklist(0, WorklistSlot::SpentCount), 20);
-        assert_eq!(l.param(0), 21);
-        assert_eq!(l.arg(0), 24);
-        assert_eq!(l.reduction(), 26);
-        assert_eq!(l.len(), 27);
+        assert_eq!(Layout::SKEWED, 6);
+        assert_eq!(l.global(0), 7);
+        assert_eq!(l.global(1), 10);
+        assert_eq!(l.worklist(0, WorklistSlot::InItems), 13);
+        assert_eq!(l.worklist(0, WorklistSlot::Overflow), 20);
+        assert_eq!(l.worklist(0, WorklistSlot::SpentCount), 21);
+        assert_eq!(l.param(0), 22);
+        assert_eq!(l.arg(0), 25);
+        assert_eq!(l.reduction(), 27);
+        assert_eq!(l.len(), 28);
+    }
+
+    #[test]
+    fn only_graphs_with_hubs_well_above_the_mean_are_skewed() {
+        // kron22: mean degree 30.6, largest 162,600.
+        assert!(skewed(4_194_304, 128_306_128, 162_600));
+        // urand22: mean 16, largest about 40; a road network: mean 2.5, largest 9.
+        assert!(!skewed(4_194_304, 67_108_706, 40));
+        assert!(!skewed(1_070_376, 2_687_902, 9));
+        // A star: one hub of n - 1 edges.
+        assert!(skewed(1000, 1998, 999));
+        assert!(!skewed(0, 0, 0));
     }
 }

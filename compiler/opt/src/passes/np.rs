@@ -508,7 +508,7 @@ mod tests {
     #[test]
     fn sums_bitmasks_and_minima_are_combined_and_loops_in_functions_use_the_warp() {
         let (ir, remarks) = np("fn f(v: node) -> u64 { var m: u64 = 0; var s: u32 = 0; var lo: node = inf; \
-             for e in G.edges(v) { m |= 1u64 << ((G.dst(e) % 64) as u64); s += 1; lo = min(lo, G.dst(e)); } \
+             for e in G.edges(v) { m |= 1u64 << ((G.dst(e) as u64) % 64u64); s += 1; lo = min(lo, G.dst(e)); } \
              return m + (s as u64) + (lo as u64); }\n\
              kernel k() { forall v in G.nodes { x[v] = f(v); } }");
         assert!(ir.contains("schedule warp combine(m: or, s: sum, lo: min)"), "{ir}");
@@ -580,8 +580,8 @@ mod tests {
     #[test]
     fn a_written_nested_forall_is_scheduled_and_tiles_are_left_alone() {
         let (ir, _) = np("kernel k() { forall v in G.nodes { forall e in G.edges(v) { atomic_min(level[G.dst(e)], 1); } } }\n\
-             kernel t() { forall tile b in 0..4 threads i in [32] { for j in 0..8 { level[(b * 32 + i) as node] = j; } } }");
-        assert!(ir.contains("forall e: edge in G.edges(v) schedule block"), "{ir}");
+             kernel t() { forall tile b in 0..4u32 threads i in 0..32 { for j in 0..8 { level[(b * 32 + i) as node] = j; } } }");
+        assert!(ir.contains("forall e: edge in out_edges(v) schedule block"), "{ir}");
         assert_eq!(ir.matches("schedule").count(), 1, "{ir}");
     }
 }

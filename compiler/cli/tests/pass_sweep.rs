@@ -1,0 +1,62 @@
+//! Every shipped program on the CPU backend with every optimizer pass, with each pass disabled in turn, and with
+//! none: each run must pass `--verify`, and where the result is unique (levels, distances) every configuration
+//! must write the same output. A pass may change how the GPU runs a program, never what the program computes.
+
+mod common;
+
+use common::*;
+
+/// The programs of `programs/`, sorted.
+fn programs() -> Vec<String> {
+    let mut out = Vec::new();
+    for family in std::fs::read_dir(root().join("programs")).unwrap() {
+        let family = family.unwrap().path();
+        for f in std::fs::read_dir(&family).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|e| e == "irg") {
+                out.push(f.strip_prefix(root()).unwrap().to_str().unwrap().to_string());
+            }
+        }
+    }
+    out.sort();
+    assert!(out.len() >= 21, "expected the shipped programs, found {out:?}");
+    out
+}
+
+/// The pass names, from `irgc passes`.
+fn passes() -> Vec<String> {
+    let o = irgc(&["passes"]);
+    assert!(o.status.success());
+    String::from_utf8_lossy(&o.stdout).lines().filter_map(|l| l.split_whitespace().next()).map(String::from).collect()
+}
+
+#[test]
+fn every_program_computes_the_same_with_each_pass_off() {
+    let passes = passes();
+    assert!(passes.iter().any(|p| p == "np"), "{passes:?}");
+    let mut configs: Vec<Vec<String>> = vec![Vec::new()];
+    for p in &passes {
+        configs.push(vec!["--disable-pass".into(), p.clone()]);
+    }
+    configs.push(passes.iter().flat_map(|p| ["--disable-pass".to_string(), p.clone()]).collect());
+    let graph = "gen:rmat:scale=10,ef=8,seed=7";
+    for program in programs() {
+        // APSP programs take a dense n×n array: a smaller graph.
+        let graph = if program.contains("apsp") { "gen:er:n=300,deg=6,seed=2" } else { graph };
+        let unique = ["bfs", "sssp", "apsp"].iter().any(|f| program.starts_with(&format!("programs/{f}/")));
+        let mut first: Option<String> = None;
+        for c in &configs {
+            let out = temp("sweep.out");
+            let mut args: Vec<&str> = vec!["--symmetrize", "--weights", "random:1:255", "--out", out.to_str().unwrap()];
+            args.extend(c.iter().map(String::as_str));
+            run_verified(&program, graph, &args);
+            let text = std::fs::read_to_string(&out).unwrap();
+            std::fs::remove_file(&out).ok();
+            match &first {
+                None => first = Some(text),
+                Some(f) if unique => assert!(f == &text, "{program} {c:?}: a different result than with every pass"),
+                Some(_) => {}
+            }
+        }
+    }
+}
