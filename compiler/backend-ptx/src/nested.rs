@@ -173,7 +173,6 @@ impl<'c> Lower<'c, '_> {
     /// whether this thread has a range.
     fn block_loop(&mut self, lp: &NestedLoop<'_>, pred: PointerValue<'c>) -> Result<(), PtxError> {
         let (i32t, i64t, bool_t) = (self.c.i32_type(), self.c.i64_type(), self.c.bool_type());
-        let int = |v: BasicValueEnum<'c>| v.into_int_value();
         // This thread's range (empty without `pred`), published with its live-ins.
         let (s_own, n_own) = (self.alloca(i64t.into(), "np_s")?, self.alloca(i64t.into(), "np_n")?);
         self.b.build_store(s_own, i64t.const_zero())?;
@@ -193,7 +192,7 @@ impl<'c> Lower<'c, '_> {
         let own_n = self.b.build_load(i64t, n_own, "")?.into_int_value();
         let long = self.b.build_int_compare(IntPredicate::UGE, own_n, i64t.const_int(WARP, false), "")?;
         let long = self.b.build_int_z_extend(long, i32t, "")?;
-        let any = int(self.call_intrinsic("llvm.nvvm.barrier0.or", i32t.into(), &[long.into()])?);
+        let any = self.block_any(long)?;
         let any = self.b.build_int_compare(IntPredicate::NE, any, i32t.const_zero(), "")?;
         self.if_else(any, |me| me.block_help(lp, s_own, n_own), |_| Ok(()))?;
         // What is left (fewer than 32 iterations, or nothing) runs in this thread.
@@ -211,7 +210,6 @@ impl<'c> Lower<'c, '_> {
         n_own: PointerValue<'c>,
     ) -> Result<(), PtxError> {
         let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
-        let int = |v: BasicValueEnum<'c>| v.into_int_value();
         let live = self.live_ins(lp);
         let saved = self.save(&live)?;
         let saved_comb = self.save(&lp.combine.iter().map(|c| c.local).collect::<Vec<_>>())?;
@@ -257,7 +255,7 @@ impl<'c> Lower<'c, '_> {
         // the slots written above.)
         let big = self.b.build_int_compare(IntPredicate::UGE, own_n, ntid, "")?;
         let big = self.b.build_int_z_extend(big, i32t, "")?;
-        let any = int(self.call_intrinsic("llvm.nvvm.barrier0.or", i32t.into(), &[big.into()])?);
+        let any = self.block_any(big)?;
         let any = self.b.build_int_compare(IntPredicate::NE, any, i32t.const_zero(), "")?;
         let parity = self.alloca(i64t.into(), "np_parity")?;
         self.b.build_store(parity, i64t.const_zero())?;
@@ -280,7 +278,7 @@ impl<'c> Lower<'c, '_> {
                             },
                             |_| Ok(()),
                         )?;
-                        me.barrier()?;
+                        me.block_barrier()?;
                         let o = me.load_slot(sh_owner, r, Scalar::U32)?.into_int_value();
                         // Reset the other word for the next round (nobody reads it in this one).
                         let other = me.b.build_xor(r, i64t.const_int(1, false), "")?;
@@ -305,7 +303,7 @@ impl<'c> Lower<'c, '_> {
                             },
                             |_| Ok(()),
                         )?;
-                        me.barrier()?;
+                        me.block_barrier()?;
                         let r = me.b.build_load(i64t, parity, "")?.into_int_value();
                         let r = me.b.build_xor(r, i64t.const_int(1, false), "")?;
                         me.b.build_store(parity, r)?;
@@ -330,7 +328,7 @@ impl<'c> Lower<'c, '_> {
 
         // Own values back; the helpers' results for this thread once every helper is done.
         self.restore(&saved)?;
-        self.barrier()?;
+        self.block_barrier()?;
         for ((c, &(_, own)), &sh) in lp.combine.iter().zip(&saved_comb).zip(&sh_comb) {
             let ty = self.scalar_of(c.local)?;
             let got = self.load_slot(sh, tid, slot_type(ty))?;
@@ -338,6 +336,29 @@ impl<'c> Lower<'c, '_> {
             let v = self.combine_values(c.op, ty, own, got)?;
             self.write_local(c.local, v)?;
         }
+        Ok(())
+    }
+
+    /// `bar.sync` for a block loop. Its threads may come from divergent paths (the predicated statements before
+    /// the loop, the helpers' strides); `bar.sync` is `.aligned` (every lane of a warp at the same instruction,
+    /// converged), so a `bar.warp.sync` of the whole warp reconverges them first.
+    fn block_barrier(&mut self) -> Result<(), PtxError> {
+        self.converge_warp()?;
+        self.barrier()
+    }
+
+    /// `bar.red.or` of `v` (an `i32`, non-zero for true) over the block, after reconverging the warp as
+    /// [`Lower::block_barrier`] does; non-zero when any thread's `v` was.
+    fn block_any(&mut self, v: IntValue<'c>) -> Result<IntValue<'c>, PtxError> {
+        self.converge_warp()?;
+        let i32t = self.c.i32_type();
+        Ok(self.call_intrinsic("llvm.nvvm.barrier0.or", i32t.into(), &[v.into()])?.into_int_value())
+    }
+
+    fn converge_warp(&mut self) -> Result<(), PtxError> {
+        let i32t = self.c.i32_type();
+        let f = self.intrinsic("llvm.nvvm.bar.warp.sync", None, &[i32t.into()]);
+        self.b.build_call(f, &[i32t.const_all_ones().into()], "")?;
         Ok(())
     }
 

@@ -22,6 +22,9 @@
 //! the kernel's sweep or under `if`s there (ranges of at least the block size run over the whole block, of at
 //! least 32 over the warp, shorter ones in their thread: Merrill et al.'s TWC); `warp` anywhere else (device
 //! functions, loops inside serial loops): the lanes that arrive together run each other's ranges of 32 or more.
+//! Two rules turn `block` into `warp`: a loop with combined locals (its block form fails compute-sanitizer's
+//! synccheck, cause not found yet), and a sweep that keeps a serial loop besides its scheduled ones (the block
+//! would wait at every barrier for its slowest thread).
 //!
 //! What it does not do: split a loop around a `break` (first-found) or turn an argmax into a combination; the
 //! fine-grained third level of TWC (short ranges spread edge by edge over the block by a prefix sum) is not
@@ -179,6 +182,10 @@ impl Cx<'_> {
             }
             StmtKind::For { var, start, end, body } => match self.parallel(*var, body) {
                 Ok(combine) => {
+                    // Combined locals under the block schedule fail compute-sanitizer's synccheck on an H100
+                    // ("divergent threads in warp" at its barriers; cause not found yet): such loops take the warp
+                    // schedule, which has no barrier.
+                    let schedule = if combine.is_empty() { schedule } else { Schedule::Warp };
                     let name = self.body.locals[*var].name.clone();
                     let with = if combine.is_empty() {
                         String::new()
