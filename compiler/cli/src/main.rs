@@ -68,7 +68,31 @@ Example: irgc bench programs/cc/rem.irg programs/cc/shiloach_vishkin.irg --graph
     Passes,
 }
 
+/// Exit status for output cut off by a closed pipe (`irgc run ... | head -1`): 128 + SIGPIPE, as a shell reports a
+/// command killed by it.
+const BROKEN_PIPE_EXIT: i32 = 141;
+
+/// Output into a closed pipe ends the process quietly: `print!` panics on a write error, and a reader that has
+/// gone (`| head`) is no error of the program's, so that one panic exits with [`BROKEN_PIPE_EXIT`] and no
+/// message. Every other panic keeps the default report.
+fn quiet_on_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("Broken pipe") && (msg.contains("failed printing to stdout") || msg.contains("stderr")) {
+            std::process::exit(BROKEN_PIPE_EXIT);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_broken_pipe();
     let cli = Cli::parse();
     let color = cli.color.enabled();
     let result = match cli.command {

@@ -94,9 +94,21 @@ enum Kernels {
     Cuda(execute::CudaProgram),
 }
 
+/// The most worker threads `--threads` may ask for: far above any machine's cores, far below what would exhaust
+/// the process's thread or memory limits.
+pub const MAX_THREADS: usize = 4096;
+
+/// This machine's cores, for messages.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
+    }
+    if let Some(t) = args.threads.filter(|&t| t > MAX_THREADS) {
+        bail!("--threads {t} is more than irgc allows ({MAX_THREADS}); this machine has {} core(s)", cores());
     }
     match args.backend {
         Backend::Cpu if args.arch.is_some() => bail!("--arch applies to --backend cuda only"),

@@ -283,3 +283,29 @@ fn ir_opt_shows_the_nested_loop_and_outlining_decisions_and_explain_gives_the_re
     let o = irgc(&["compile", "programs/matching/suitor.irg", "--emit", "ir-opt", "--explain"]);
     assert!(stderr(&o).contains("stays in its thread: it assigns `best`"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_closed_pipe_ends_the_run_quietly_and_thread_counts_are_capped() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // The reader takes one byte and goes away; irgc must not panic on the writes that follow (2,000 rounds of
+    // statistics: more than a pipe holds).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_irgc"))
+        .current_dir(repo())
+        .args(["run", "programs/bfs/bfs_worklist.irg", "--graph", "gen:grid:w=1000,h=1000,seed=1", "--stats"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("irgc starts");
+    let mut first = [0u8; 1];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).expect("some output");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("irgc ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(matches!(out.status.code(), Some(0) | Some(141)), "{:?}: {err}", out.status);
+    // Too many threads: a clear refusal, not a hang.
+    let o = irgc(&["run", "programs/cc/rem.irg", "--graph", "gen:rmat:scale=8,ef=4,seed=1", "--threads", "100000"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("--threads 100000 is more than irgc allows (4096)"), "{}", stderr(&o));
+}

@@ -105,6 +105,9 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
+    if let Some(t) = args.threads.filter(|&t| t > crate::run::MAX_THREADS) {
+        bail!("--threads {t} is more than irgc allows ({})", crate::run::MAX_THREADS);
+    }
     let given = args.params.iter().map(|p| irgc_runtime::split_param(p)).collect::<Result<Vec<_>, _>>()?;
     let programs = compile_all(args, &given, color)?;
     let Some(programs) = programs else { return Ok(ExitCode::FAILURE) };
