@@ -98,6 +98,20 @@ enum Kernels {
 /// the process's thread or memory limits.
 pub const MAX_THREADS: usize = 4096;
 
+/// `--out` may not name one of the run's inputs (the program, the graph file): writing the results there would
+/// destroy it. Paths are compared after resolving links and `..`, so another spelling of the same file is caught.
+fn refuse_overwriting_an_input(out: &std::path::Path, inputs: &[&std::path::Path]) -> Result<()> {
+    let Ok(target) = std::fs::canonicalize(out) else {
+        return Ok(()); // A file that does not exist yet is no input.
+    };
+    for input in inputs {
+        if std::fs::canonicalize(input).is_ok_and(|p| p == target) {
+            bail!("--out {} is one of the run's inputs; writing the results there would overwrite it", out.display());
+        }
+    }
+    Ok(())
+}
+
 /// This machine's cores, for messages.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -109,6 +123,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     }
     if let Some(t) = args.threads.filter(|&t| t > MAX_THREADS) {
         bail!("--threads {t} is more than irgc allows ({MAX_THREADS}); this machine has {} core(s)", cores());
+    }
+    if let Some(out) = &args.out {
+        refuse_overwriting_an_input(out, &[args.program.as_path(), std::path::Path::new(&args.graph)])?;
     }
     match args.backend {
         Backend::Cpu if args.arch.is_some() => bail!("--arch applies to --backend cuda only"),

@@ -309,3 +309,25 @@ fn a_closed_pipe_ends_the_run_quietly_and_thread_counts_are_capped() {
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("--threads 100000 is more than irgc allows (4096)"), "{}", stderr(&o));
 }
+
+#[test]
+fn out_refuses_to_overwrite_an_input() {
+    let dir = std::env::temp_dir().join(format!("irgc-out-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = dir.join("g.txt");
+    std::fs::write(&graph, "0 1\n1 2\n").unwrap();
+    // The same file by another spelling.
+    let other = dir.join(".").join("g.txt");
+    let o = irgc(&[
+        "run",
+        "programs/bfs/bfs_worklist.irg",
+        "--graph",
+        graph.to_str().unwrap(),
+        "--out",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("is one of the run's inputs"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&graph).unwrap(), "0 1\n1 2\n", "the input must be untouched");
+    let _ = std::fs::remove_dir_all(&dir);
+}

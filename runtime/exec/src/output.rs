@@ -4,9 +4,13 @@
 //! - node outputs: one line per node, its label as written in the input file, then the value of each node output
 //!   in declaration order, separated by spaces; a value equal to its type's `inf` means "no value" and is written
 //!   as a word ([`OutputData::absent`]): `unreached` for distances and levels, `unmatched` for mates, else `inf`;
-//! - dense (all-pairs) outputs: a line `u v d` per reachable pair, `u` and `v` labels, in row-major order, over the
-//!   top-left `num_nodes × num_nodes` block (programs may pad to a tile multiple); a value counts as unreached as
-//!   described at [`dense_unreached`];
+//! - a value of type `node` (a mate, a parent, a component's representative) is written as that node's label, as
+//!   the input file wrote it, like the first column (a node value outside the graph is written as the number);
+//! - all-pairs outputs (checked as `apsp`): a line `u v d` per reachable pair, `u` and `v` labels, in row-major
+//!   order, over the top-left `num_nodes × num_nodes` block (programs may pad to a tile multiple); a value counts
+//!   as unreached as described at [`dense_unreached`];
+//! - other dense outputs: a line `i value` (1-D) or `i j value` (2-D) per element, with the array's own indices
+//!   from 0 and over its whole length;
 //! - edge outputs: a line `u v x...` per edge (its endpoints' labels, then each edge output's value).
 //!
 //! Sections come in that order, so a program with only node outputs (the common case) gets exactly one line per
@@ -48,9 +52,23 @@ pub struct OutputData {
 }
 
 impl OutputData {
-    /// Element `i` formatted for people.
+    /// Element `i` formatted for people (a `node` value as its number inside the program).
     pub fn show(&self, i: usize) -> String {
         format_value(self.elem, self.values[i], self.absent)
+    }
+
+    /// Element `i` as `--out` writes it: a `node` value as that node's label in `graph` (the file's id).
+    pub fn show_in(&self, graph: &Csr, i: usize) -> String {
+        let bits = self.values[i];
+        if self.elem == Scalar::Node && bits != Scalar::Node.inf_bits() && bits < u64::from(graph.num_nodes()) {
+            return graph.labels.label(bits as u32).to_string();
+        }
+        self.show(i)
+    }
+
+    /// Whether this is an all-pairs array (rows and columns are nodes), written as labelled pairs.
+    fn all_pairs(&self) -> bool {
+        matches!(self.shape, OutputShape::Dense { dims } if dims[1] > 1) && self.absent == "unreached"
     }
 }
 
@@ -130,21 +148,33 @@ pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -
         for v in 0..n {
             write!(out, "{}", graph.labels.label(v as u32))?;
             for o in &nodes {
-                write!(out, " {}", o.show(v))?;
+                write!(out, " {}", o.show_in(graph, v))?;
             }
             writeln!(out)?;
         }
     }
     for o in outputs {
-        if let OutputShape::Dense { dims } = o.shape {
-            let (rows, cols) = (dims[0] as usize, dims[1] as usize);
-            for u in 0..rows.min(n) {
-                for v in 0..cols.min(n) {
-                    let bits = o.values[u * cols + v];
-                    if !dense_unreached(o.elem, bits) {
-                        let (lu, lv) = (graph.labels.label(u as u32), graph.labels.label(v as u32));
-                        writeln!(out, "{lu} {lv} {}", format_value(o.elem, bits, o.absent))?;
+        let OutputShape::Dense { dims } = o.shape else { continue };
+        let (rows, cols) = (dims[0] as usize, dims[1] as usize);
+        if !o.all_pairs() {
+            for i in 0..rows {
+                for j in 0..cols {
+                    let at = i * cols + j;
+                    if cols == 1 {
+                        writeln!(out, "{i} {}", o.show_in(graph, at))?;
+                    } else {
+                        writeln!(out, "{i} {j} {}", o.show_in(graph, at))?;
                     }
+                }
+            }
+            continue;
+        }
+        for u in 0..rows.min(n) {
+            for v in 0..cols.min(n) {
+                let bits = o.values[u * cols + v];
+                if !dense_unreached(o.elem, bits) {
+                    let (lu, lv) = (graph.labels.label(u as u32), graph.labels.label(v as u32));
+                    writeln!(out, "{lu} {lv} {}", format_value(o.elem, bits, o.absent))?;
                 }
             }
         }
@@ -155,7 +185,7 @@ pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -
             for e in graph.edge_range(u) {
                 write!(out, "{} {}", graph.labels.label(u), graph.labels.label(graph.col[e]))?;
                 for o in &edges {
-                    write!(out, " {}", o.show(e))?;
+                    write!(out, " {}", o.show_in(graph, e))?;
                 }
                 writeln!(out)?;
             }
@@ -177,4 +207,72 @@ pub fn digest(outputs: &[OutputData]) -> u64 {
         }
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use irgc_graph::{BuildOptions, EdgeList, NodeLabels};
+
+    /// A path 0 - 1 - 2 whose file wrote the nodes as 10, 20 and 30.
+    fn graph() -> Csr {
+        let mut el = EdgeList::new(3);
+        for (a, b) in [(0, 1), (1, 0), (1, 2), (2, 1)] {
+            el.src.push(a);
+            el.dst.push(b);
+        }
+        el.labels = NodeLabels::Explicit(vec![10, 20, 30]);
+        el.into_csr(BuildOptions::default())
+    }
+
+    fn written(outputs: &[OutputData]) -> String {
+        let mut buf = Vec::new();
+        write_outputs(&mut buf, &graph(), outputs).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn node_values_are_written_as_the_files_ids() {
+        let mate = OutputData {
+            name: "mate".into(),
+            elem: Scalar::Node,
+            shape: OutputShape::Node,
+            absent: "unmatched",
+            values: vec![1, 0, Scalar::Node.inf_bits()],
+        };
+        assert_eq!(written(&[mate]), "10 20\n20 10\n30 unmatched\n");
+    }
+
+    #[test]
+    fn dense_arrays_are_written_with_their_own_indices_and_length() {
+        let hist = OutputData {
+            name: "hist".into(),
+            elem: Scalar::U32,
+            shape: OutputShape::Dense { dims: [5, 1] },
+            absent: "inf",
+            values: vec![4, 3, 2, 1, 0],
+        };
+        assert_eq!(written(&[hist]), "0 4\n1 3\n2 2\n3 1\n4 0\n");
+        let grid = OutputData {
+            name: "grid".into(),
+            elem: Scalar::U32,
+            shape: OutputShape::Dense { dims: [2, 2] },
+            absent: "inf",
+            values: vec![1, 2, 3, 4],
+        };
+        assert_eq!(written(&[grid]), "0 0 1\n0 1 2\n1 0 3\n1 1 4\n");
+    }
+
+    #[test]
+    fn all_pairs_arrays_keep_their_labelled_pairs() {
+        let d = Scalar::U32.inf_bits();
+        let apsp = OutputData {
+            name: "dist".into(),
+            elem: Scalar::U32,
+            shape: OutputShape::Dense { dims: [3, 3] },
+            absent: "unreached",
+            values: vec![0, 1, d, 1, 0, 1, d, 1, 0],
+        };
+        assert_eq!(written(&[apsp]), "10 10 0\n10 20 1\n20 10 1\n20 20 0\n20 30 1\n30 20 1\n30 30 0\n");
+    }
 }

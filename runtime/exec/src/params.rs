@@ -71,7 +71,16 @@ pub fn parse_param(p: &ParamDesc, graph: &Csr, text: &str) -> Result<u64, RunErr
         Scalar::U32 => int(0, u32::MAX as i128, "a u32"),
         Scalar::I64 => int(i64::MIN as i128, i64::MAX as i128, "an i64"),
         Scalar::U64 => int(0, u64::MAX as i128, "a u64"),
-        Scalar::F32 | Scalar::F64 => t.parse::<f64>().map(|x| from_f64(p.ty, x)).map_err(|_| bad("a number")),
+        Scalar::F32 | Scalar::F64 => {
+            // Only the word `inf` (above) gives infinity: `nan`, `infinity` and numbers beyond the type's range
+            // are mistakes, not values a program's arithmetic is written for.
+            let x = t.parse::<f64>().map_err(|_| bad("a number"))?;
+            let max = if p.ty == Scalar::F32 { f32::MAX as f64 } else { f64::MAX };
+            if !x.is_finite() || x.abs() > max {
+                return Err(bad(&format!("a finite number (at most {max:e} in size; `inf` for infinity)")));
+            }
+            Ok(from_f64(p.ty, x))
+        }
         Scalar::Edge => {
             let m = graph.num_edges();
             let e = parse_int(t).ok_or_else(|| bad("an edge index"))?;

@@ -86,3 +86,17 @@ fn errors_name_the_param_and_what_is_accepted() {
         "unknown param `x`: program `bare` has no params"
     );
 }
+
+#[test]
+fn float_params_must_be_finite_unless_given_as_inf() {
+    let g = path_graph();
+    let a = program();
+    let msg = |args: &[&str]| resolve_params(&a, &g, &given(args)).unwrap_err().to_string();
+    for bad in ["nan", "NaN", "infinity", "-inf", "1e400"] {
+        let m = msg(&["q=1", &format!("H={bad}")]);
+        assert!(m.starts_with(&format!("bad value `{bad}` for param `H`: expected a finite number")), "{m}");
+    }
+    // The word `inf` is the type's infinity, as for every other type.
+    let v = resolve_params(&a, &g, &given(&["q=1", "H=inf"])).unwrap();
+    assert_eq!(v[1], f64::INFINITY.to_bits());
+}
