@@ -260,8 +260,25 @@ impl KeyHash {
     }
 }
 
-/// The cache file for loading `path` with `opts`: named after the input, keyed by the canonical path, size and
-/// modification time of every input file and by everything in the options that changes the result.
+/// A CRC-32 of a file's whole contents, read in 1 MiB pieces: part of the cache key, so that a file replaced by
+/// another of the same size and modification time (`cp -p`, `rsync -t`) is not read from a stale cache.
+fn content_crc(path: &Path) -> Result<u32, LoadError> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| LoadError::io(path, e))?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| LoadError::io(path, e))?;
+        if n == 0 {
+            return Ok(crc.finalize());
+        }
+        crc.update(&buf[..n]);
+    }
+}
+
+/// The cache file for loading `path` with `opts`: named after the input, keyed by the canonical path, size,
+/// modification time and contents (a CRC-32) of every input file and by everything in the options that changes
+/// the result.
 pub fn cache_path(path: &Path, opts: &LoadOptions, cache_dir: &Path) -> Result<PathBuf, LoadError> {
     let mut h = KeyHash(0xCBF2_9CE4_8422_2325);
     h.add(&CACHE_VERSION.to_le_bytes());
@@ -272,6 +289,7 @@ pub fn cache_path(path: &Path, opts: &LoadOptions, cache_dir: &Path) -> Result<P
         h.add(canonical.to_string_lossy().as_bytes());
         h.add(&meta.len().to_le_bytes());
         h.add(&mtime.as_nanos().to_le_bytes());
+        h.add(&content_crc(&canonical)?.to_le_bytes());
     }
     h.add(opts.format.map_or("auto", |f| f.name()).as_bytes());
     let b = opts.build;
@@ -298,7 +316,7 @@ pub fn cache_path(path: &Path, opts: &LoadOptions, cache_dir: &Path) -> Result<P
 }
 
 /// Loads `path` like [`load_graph`], through a cache in `cache_dir` (created if missing): a valid cache for the same
-/// input files (path, size, modification time) and options is used as is; otherwise the input is parsed and the
+/// input files (path, size, modification time, contents) and options is used as is; otherwise the input is parsed and the
 /// cache (re)written. An invalid cache is never an error, only a miss; failing to write the cache is an error, as
 /// the caller asked for one in `cache_dir`.
 pub fn load_graph_cached(
@@ -323,4 +341,20 @@ pub fn load_graph_cached(
         WriteError::Unsupported { file, msg } => LoadError::Invalid { file, msg },
     })?;
     Ok((g, if existed { CacheOutcome::Rebuilt } else { CacheOutcome::Built }))
+}
+
+#[cfg(test)]
+mod crc_cost {
+    /// The cost of the content hash: `IRGC_CRC_FILE=big.gr cargo test --release -p irgc-graph crc_cost -- --ignored`.
+    #[test]
+    #[ignore]
+    fn time_content_crc() {
+        let Some(path) = std::env::var_os("IRGC_CRC_FILE") else { return };
+        let path = std::path::PathBuf::from(path);
+        let len = std::fs::metadata(&path).unwrap().len();
+        let start = std::time::Instant::now();
+        let crc = super::content_crc(&path).unwrap();
+        let s = start.elapsed().as_secs_f64();
+        eprintln!("{}: {len} bytes, crc {crc:08x}, {s:.3} s, {:.2} GB/s", path.display(), len as f64 / s / 1e9);
+    }
 }

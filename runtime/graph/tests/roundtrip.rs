@@ -374,3 +374,22 @@ fn lines_longer_than_the_read_buffer() {
         assert_same_structure(&g, &load(&path), name);
     }
 }
+
+#[test]
+fn a_file_replaced_with_the_same_size_and_time_is_not_read_from_a_stale_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("g.txt");
+    std::fs::write(&input, "1 2\n2 3\n").unwrap();
+    let when = std::fs::metadata(&input).unwrap().modified().unwrap();
+    let opts = LoadOptions::default();
+    let cache_dir = dir.path().join("cache");
+    let (g, _) = load_graph_cached(&input, &opts, &cache_dir, &mut |_, _| {}).unwrap();
+    assert_eq!(g.col, vec![1, 2]);
+    // Same length, same modification time (as `cp -p` or `rsync -t` leave it), other edges.
+    std::fs::write(&input, "1 3\n2 1\n").unwrap();
+    std::fs::File::options().write(true).open(&input).unwrap().set_modified(when).unwrap();
+    assert_eq!(std::fs::metadata(&input).unwrap().modified().unwrap(), when);
+    let (g, outcome) = load_graph_cached(&input, &opts, &cache_dir, &mut |_, _| {}).unwrap();
+    assert_eq!(outcome, CacheOutcome::Built, "the changed contents make another key");
+    assert_eq!(g.col, vec![2, 0]);
+}
