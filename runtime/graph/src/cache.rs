@@ -342,19 +342,3 @@ pub fn load_graph_cached(
     })?;
     Ok((g, if existed { CacheOutcome::Rebuilt } else { CacheOutcome::Built }))
 }
-
-#[cfg(test)]
-mod crc_cost {
-    /// The cost of the content hash: `IRGC_CRC_FILE=big.gr cargo test --release -p irgc-graph crc_cost -- --ignored`.
-    #[test]
-    #[ignore]
-    fn time_content_crc() {
-        let Some(path) = std::env::var_os("IRGC_CRC_FILE") else { return };
-        let path = std::path::PathBuf::from(path);
-        let len = std::fs::metadata(&path).unwrap().len();
-        let start = std::time::Instant::now();
-        let crc = super::content_crc(&path).unwrap();
-        let s = start.elapsed().as_secs_f64();
-        eprintln!("{}: {len} bytes, crc {crc:08x}, {s:.3} s, {:.2} GB/s", path.display(), len as f64 / s / 1e9);
-    }
-}
