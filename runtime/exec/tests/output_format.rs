@@ -50,8 +50,9 @@ fn dense_outputs_list_reachable_pairs_of_the_top_left_block() {
     // 2 nodes, a 3 x 3 array (padded): only the 2 x 2 block is written, sentinel values skipped.
     let g = graph(2, &[(0, 1)], false, 1);
     let unreached = 1_073_741_823u64; // i32::MAX / 2, the fw_blocked sentinel.
+    // An all-pairs output (checked as `apsp`, hence "unreached"); other dense arrays keep their own indices.
     let dist = OutputData {
-        absent: "inf",
+        absent: "unreached",
         name: "dist".into(),
         elem: T::I32,
         shape: OutputShape::Dense { dims: [3, 3] },
