@@ -47,10 +47,10 @@ fn several_node_outputs_share_a_line_and_values_keep_their_type() {
 
 #[test]
 fn dense_outputs_list_reachable_pairs_of_the_top_left_block() {
-    // 2 nodes, a 3 x 3 array (padded): only the 2 x 2 block is written, sentinel values skipped.
+    // 2 nodes, a 3 x 3 all-pairs array (padded; checked as `apsp`, hence "unreached"): only the 2 x 2 block is
+    // written, sentinel values skipped. Other dense arrays keep their own indices (unit tests of `output`).
     let g = graph(2, &[(0, 1)], false, 1);
     let unreached = 1_073_741_823u64; // i32::MAX / 2, the fw_blocked sentinel.
-    // An all-pairs output (checked as `apsp`, hence "unreached"); other dense arrays keep their own indices.
     let dist = OutputData {
         absent: "unreached",
         name: "dist".into(),
