@@ -12,6 +12,7 @@ mod gen;
 mod graph_input;
 mod optimize;
 mod run;
+mod watchdog;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -75,6 +75,10 @@ pub struct RunArgs {
     /// Stop a run after this many kernel launches (a guard against plans that never terminate).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LAUNCHES)]
     max_launches: u64,
+    /// Stop the whole command after this many seconds, whatever it is doing (loading, compiling, a plan that
+    /// loops without launching anything), with exit status 124.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::watchdog::parse_timeout)]
+    timeout: Option<std::time::Duration>,
     #[command(flatten)]
     opt: crate::optimize::OptArgs,
     #[command(flatten)]
@@ -118,6 +122,7 @@ fn cores() -> usize {
 }
 
 pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
+    crate::watchdog::arm(args.timeout, "run");
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }

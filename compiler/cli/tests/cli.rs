@@ -331,3 +331,24 @@ fn out_refuses_to_overwrite_an_input() {
     assert_eq!(std::fs::read_to_string(&graph).unwrap(), "0 1\n1 2\n", "the input must be untouched");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn timeout_stops_a_plan_that_never_launches() {
+    let dir = std::env::temp_dir().join(format!("irgc-timeout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("spin.irg");
+    std::fs::write(
+        &program,
+        "graph G;\nnode x: u32;\nplan {\n    var i: u32 = 0;\n    while true {\n        i += 1;\n    }\n}\n",
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let o = irgc(&["run", program.to_str().unwrap(), "--graph", "gen:er:n=100,deg=2,seed=1", "--timeout", "1.5"]);
+    assert_eq!(code(&o), 124, "{}", stderr(&o));
+    assert!(stderr(&o).contains("stopped after --timeout 1.5 s"), "{}", stderr(&o));
+    assert!(start.elapsed().as_secs_f64() < 30.0);
+    let o = irgc(&["run", program.to_str().unwrap(), "--graph", "gen:er:n=100,deg=2,seed=1", "--timeout", "0"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("above 0"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

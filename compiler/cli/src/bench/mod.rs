@@ -62,6 +62,9 @@ pub struct BenchArgs {
     /// Stop a run after this many kernel launches (a guard against plans that never terminate).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LAUNCHES)]
     max_launches: u64,
+    /// Stop the whole benchmark after this many seconds, whatever it is doing, with exit status 124.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::watchdog::parse_timeout)]
+    timeout: Option<std::time::Duration>,
     /// Run every pipe round by round from the host, even where the GPU could run it as one kernel (to measure
     /// what iteration outlining saves).
     #[arg(long)]
@@ -95,6 +98,7 @@ struct Results {
 }
 
 pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
+    crate::watchdog::arm(args.timeout, "bench");
     if args.backend == Backend::Cuda && args.threads.is_some() {
         bail!("--threads sets the CPU thread count; it does not apply to --backend cuda");
     }
