@@ -35,6 +35,7 @@ pub fn run(args: &GenArgs) -> Result<ExitCode> {
     };
     let start = Instant::now();
     let parsed = irgc_gen::GenSpec::parse(spec).map_err(|e| anyhow!("bad generator spec `{spec}`: {e}"))?;
+    crate::graph_input::fits_in_memory(spec, &parsed)?;
     let g = irgc_gen::generate(&parsed).map_err(|e| anyhow!("cannot generate `{spec}`: {e}"))?;
     let generated = start.elapsed();
     // The write error already names the file; anyhow's context chain would repeat its OS error.

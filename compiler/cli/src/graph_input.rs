@@ -134,6 +134,7 @@ pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
             bail!("--format applies to graph files, not to generated graphs (--graph {spec})");
         }
         let parsed = irgc_gen::GenSpec::parse(gen).map_err(|e| anyhow!("--graph {spec}: {e}"))?;
+        fits_in_memory(spec, &parsed)?;
         let mut csr = irgc_gen::generate(&parsed).map_err(|e| anyhow!("--graph {spec}: {e}"))?;
         if let Some(w) = args.weights {
             set_weights(&mut csr, w);
@@ -212,4 +213,22 @@ mod tests {
         assert!(parse_weights("random:9:1").unwrap_err().contains("empty"));
         assert!(parse_weights("uniform").unwrap_err().contains("expected const:W"));
     }
+}
+
+/// Refuses a generator spec whose graph would not fit in the memory this machine has (instead of aborting on a
+/// failed allocation halfway through), naming the bytes asked and available.
+pub(crate) fn fits_in_memory(spec: &str, parsed: &irgc_gen::GenSpec) -> Result<()> {
+    let need = parsed.estimated_bytes();
+    if let Some(have) = irgc_runtime::memory::available_memory() {
+        if need > have {
+            let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+            anyhow::bail!(
+                "generating `{spec}` needs about {:.1} GiB of memory, but this machine has {:.1} GiB available; \
+                 choose a smaller scale, size or degree",
+                gib(need),
+                gib(have)
+            );
+        }
+    }
+    Ok(())
 }

@@ -352,3 +352,18 @@ fn timeout_stops_a_plan_that_never_launches() {
     assert!(stderr(&o).contains("above 0"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn generators_too_large_for_memory_are_refused_before_allocating() {
+    let out = std::env::temp_dir().join(format!("irgc-huge-{}.mtx", std::process::id()));
+    for spec in ["rmat:scale=31,ef=100000", "er:n=4294967295,deg=1000"] {
+        let o = irgc(&["gen", spec, "-o", out.to_str().unwrap()]);
+        assert_eq!(code(&o), 1, "{spec}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&format!("generating `{spec}` needs about")), "{}", stderr(&o));
+        assert!(stderr(&o).contains("GiB available"), "{}", stderr(&o));
+        assert!(!out.exists(), "nothing is written");
+    }
+    let o = irgc(&["run", "programs/cc/rem.irg", "--graph", "gen:rmat:scale=31,ef=100000"]);
+    assert_eq!(code(&o), 1);
+    assert!(stderr(&o).contains("needs about"), "{}", stderr(&o));
+}
