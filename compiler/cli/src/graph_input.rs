@@ -201,20 +201,6 @@ fn set_weights(g: &mut Csr, spec: WeightSpec) {
     };
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weight_specs() {
-        assert_eq!(parse_weights("const:3"), Ok(WeightSpec::Constant(3)));
-        assert_eq!(parse_weights("random:1:255"), Ok(WeightSpec::UniformInt { lo: 1, hi: 255, seed: 1 }));
-        assert_eq!(parse_weights("random:1:9:7"), Ok(WeightSpec::UniformInt { lo: 1, hi: 9, seed: 7 }));
-        assert!(parse_weights("random:9:1").unwrap_err().contains("empty"));
-        assert!(parse_weights("uniform").unwrap_err().contains("expected const:W"));
-    }
-}
-
 /// Refuses a generator spec whose graph would not fit in the memory this machine has (instead of aborting on a
 /// failed allocation halfway through), naming the bytes asked and available.
 pub(crate) fn fits_in_memory(spec: &str, parsed: &irgc_gen::GenSpec) -> Result<()> {
@@ -231,4 +217,18 @@ pub(crate) fn fits_in_memory(spec: &str, parsed: &irgc_gen::GenSpec) -> Result<(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_specs() {
+        assert_eq!(parse_weights("const:3"), Ok(WeightSpec::Constant(3)));
+        assert_eq!(parse_weights("random:1:255"), Ok(WeightSpec::UniformInt { lo: 1, hi: 255, seed: 1 }));
+        assert_eq!(parse_weights("random:1:9:7"), Ok(WeightSpec::UniformInt { lo: 1, hi: 9, seed: 7 }));
+        assert!(parse_weights("random:9:1").unwrap_err().contains("empty"));
+        assert!(parse_weights("uniform").unwrap_err().contains("expected const:W"));
+    }
 }
