@@ -175,7 +175,7 @@ impl<'c> Lower<'c, '_> {
                             let i = me.b.build_int_add(first, tid, "")?;
                             let valid = me.b.build_int_compare(IntPredicate::ULT, i, size, "")?;
                             me.b.build_store(pred, valid)?;
-                            me.if_else(valid, |me| me.bind_space(&sp, vars, i), |_| Ok(()))?;
+                            me.if_then(valid, |me| me.bind_space(&sp, vars, i))?;
                             me.predicated_block(body, pred)
                         })
                     };

@@ -28,7 +28,8 @@ use inkwell::types::BasicType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 use irgc_front::ir::{
-    CombineOp, Combined, DeviceBlock, DeviceOp, DeviceStmt, Handle, Local, LocalType, Scalar, Schedule, Space, StmtKind,
+    CombineOp, Combined, DeviceBlock, DeviceOp, DeviceStmt, Handle, Local, LocalType, ReduceOp, Scalar, Schedule,
+    Space, StmtKind,
 };
 use std::collections::BTreeSet;
 
@@ -65,7 +66,7 @@ impl<'c> Lower<'c, '_> {
         for s in stmts {
             if !has_block_loop(s) {
                 let p = self.b.build_load(bool_t, pred, "pred")?.into_int_value();
-                self.if_else(p, |me| me.stmt(s), |_| Ok(()))?;
+                self.if_then(p, |me| me.stmt(s))?;
                 continue;
             }
             match &s.kind {
@@ -73,16 +74,12 @@ impl<'c> Lower<'c, '_> {
                     let p = self.b.build_load(bool_t, pred, "pred")?.into_int_value();
                     let c = self.alloca(bool_t.into(), "cond")?;
                     self.b.build_store(c, bool_t.const_zero())?;
-                    self.if_else(
-                        p,
-                        |me| {
-                            let v = me.expr(*cond)?;
-                            let v = me.int(v)?;
-                            me.b.build_store(c, v)?;
-                            Ok(())
-                        },
-                        |_| Ok(()),
-                    )?;
+                    self.if_then(p, |me| {
+                        let v = me.expr(*cond)?;
+                        let v = me.int(v)?;
+                        me.b.build_store(c, v)?;
+                        Ok(())
+                    })?;
                     let cv = self.b.build_load(bool_t, c, "")?.into_int_value();
                     let (pt, po) = (self.alloca(bool_t.into(), "pthen")?, self.alloca(bool_t.into(), "pelse")?);
                     let t = self.b.build_and(p, cv, "")?;
@@ -145,16 +142,12 @@ impl<'c> Lower<'c, '_> {
             for (c, &a) in lp.combine.iter().zip(&acc) {
                 let ty = me.scalar_of(c.local)?;
                 let total = me.warp_total(mask, c, ty)?;
-                me.if_else(
-                    is_owner,
-                    |me| {
-                        let old = me.b.build_load(types::reg(me.c, ty), a, "")?;
-                        let new = me.combine_values(c.op, ty, old, total)?;
-                        me.b.build_store(a, new)?;
-                        Ok(())
-                    },
-                    |_| Ok(()),
-                )?;
+                me.if_then(is_owner, |me| {
+                    let old = me.b.build_load(types::reg(me.c, ty), a, "")?;
+                    let new = me.combine_values(c.op, ty, old, total)?;
+                    me.b.build_store(a, new)?;
+                    Ok(())
+                })?;
             }
             Ok(())
         })?;
@@ -178,23 +171,19 @@ impl<'c> Lower<'c, '_> {
         self.b.build_store(s_own, i64t.const_zero())?;
         self.b.build_store(n_own, i64t.const_zero())?;
         let p = self.b.build_load(bool_t, pred, "")?.into_int_value();
-        self.if_else(
-            p,
-            |me| {
-                let (s, n) = me.range_of(lp.space)?;
-                me.b.build_store(s_own, s)?;
-                me.b.build_store(n_own, n)?;
-                Ok(())
-            },
-            |_| Ok(()),
-        )?;
+        self.if_then(p, |me| {
+            let (s, n) = me.range_of(lp.space)?;
+            me.b.build_store(s_own, s)?;
+            me.b.build_store(n_own, n)?;
+            Ok(())
+        })?;
         // Only if some range is long enough to share (one `bar.red.or`; on graphs of small degrees that is all).
         let own_n = self.b.build_load(i64t, n_own, "")?.into_int_value();
         let long = self.b.build_int_compare(IntPredicate::UGE, own_n, i64t.const_int(WARP, false), "")?;
         let long = self.b.build_int_z_extend(long, i32t, "")?;
         let any = self.block_any(long)?;
         let any = self.b.build_int_compare(IntPredicate::NE, any, i32t.const_zero(), "")?;
-        self.if_else(any, |me| me.block_help(lp, s_own, n_own), |_| Ok(()))?;
+        self.if_then(any, |me| me.block_help(lp, s_own, n_own))?;
         // What is left (fewer than 32 iterations, or nothing) runs in this thread.
         let s = self.b.build_load(i64t, s_own, "")?.into_int_value();
         let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
@@ -240,16 +229,12 @@ impl<'c> Lower<'c, '_> {
             self.store_slot(sh, tid, slot_type(ty), id)?;
         }
         let first = self.b.build_int_compare(IntPredicate::EQ, tid, i64t.const_zero(), "")?;
-        self.if_else(
-            first,
-            |me| {
-                for k in 0..2 {
-                    me.store_slot(sh_owner, i64t.const_int(k, false), Scalar::U32, i32t.const_int(NONE, false).into())?;
-                }
-                Ok(())
-            },
-            |_| Ok(()),
-        )?;
+        self.if_then(first, |me| {
+            for k in 0..2 {
+                me.store_slot(sh_owner, i64t.const_int(k, false), Scalar::U32, i32t.const_int(NONE, false).into())?;
+            }
+            Ok(())
+        })?;
 
         // The block level: is any range as long as the block? (`bar.red.or` is also the barrier that publishes
         // the slots written above.)
@@ -259,60 +244,46 @@ impl<'c> Lower<'c, '_> {
         let any = self.b.build_int_compare(IntPredicate::NE, any, i32t.const_zero(), "")?;
         let parity = self.alloca(i64t.into(), "np_parity")?;
         self.b.build_store(parity, i64t.const_zero())?;
-        self.if_else(
-            any,
-            |me| {
-                me.owner_rounds(
-                    |me| {
-                        let r = me.b.build_load(i64t, parity, "")?.into_int_value();
-                        let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
-                        let claim = me.b.build_int_compare(IntPredicate::UGE, n, ntid, "")?;
-                        me.if_else(
-                            claim,
-                            |me| {
-                                // Claimants race: the smallest thread index wins (an atomic, not a racing store).
-                                let t = me.b.build_int_truncate(tid, i32t, "")?;
-                                let at = me.slot_addr_of(sh_owner, r, Scalar::U32)?;
-                                me.b.build_atomicrmw(AtomicRMWBinOp::UMin, at, t, AtomicOrdering::Monotonic)?;
-                                Ok(())
-                            },
-                            |_| Ok(()),
-                        )?;
-                        me.block_barrier()?;
-                        let o = me.load_slot(sh_owner, r, Scalar::U32)?.into_int_value();
-                        // Reset the other word for the next round (nobody reads it in this one).
-                        let other = me.b.build_xor(r, i64t.const_int(1, false), "")?;
-                        me.if_else(
-                            first,
-                            |me| me.store_slot(sh_owner, other, Scalar::U32, i32t.const_int(NONE, false).into()),
-                            |_| Ok(()),
-                        )?;
-                        let none = me.b.build_int_compare(IntPredicate::EQ, o, i32t.const_int(NONE, false), "")?;
-                        Ok((none, o))
-                    },
-                    |me, o| {
-                        let o = me.b.build_int_z_extend(o, i64t, "owner")?;
-                        me.help(lp, &live, &sh_live, sh_s, sh_n, o, tid, ntid)?;
-                        me.combine_into_slots(lp.combine, &sh_comb, o)?;
-                        let mine = me.b.build_int_compare(IntPredicate::EQ, tid, o, "")?;
-                        me.if_else(
-                            mine,
-                            |me| {
-                                me.b.build_store(n_own, i64t.const_zero())?;
-                                Ok(())
-                            },
-                            |_| Ok(()),
-                        )?;
-                        me.block_barrier()?;
-                        let r = me.b.build_load(i64t, parity, "")?.into_int_value();
-                        let r = me.b.build_xor(r, i64t.const_int(1, false), "")?;
-                        me.b.build_store(parity, r)?;
+        self.if_then(any, |me| {
+            me.owner_rounds(
+                |me| {
+                    let r = me.b.build_load(i64t, parity, "")?.into_int_value();
+                    let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
+                    let claim = me.b.build_int_compare(IntPredicate::UGE, n, ntid, "")?;
+                    me.if_then(claim, |me| {
+                        // Claimants race: the smallest thread index wins (an atomic, not a racing store).
+                        let t = me.b.build_int_truncate(tid, i32t, "")?;
+                        let at = me.slot_addr_of(sh_owner, r, Scalar::U32)?;
+                        me.b.build_atomicrmw(AtomicRMWBinOp::UMin, at, t, AtomicOrdering::Monotonic)?;
                         Ok(())
-                    },
-                )
-            },
-            |_| Ok(()),
-        )?;
+                    })?;
+                    me.block_barrier()?;
+                    let o = me.load_slot(sh_owner, r, Scalar::U32)?.into_int_value();
+                    // Reset the other word for the next round (nobody reads it in this one).
+                    let other = me.b.build_xor(r, i64t.const_int(1, false), "")?;
+                    me.if_then(first, |me| {
+                        me.store_slot(sh_owner, other, Scalar::U32, i32t.const_int(NONE, false).into())
+                    })?;
+                    let none = me.b.build_int_compare(IntPredicate::EQ, o, i32t.const_int(NONE, false), "")?;
+                    Ok((none, o))
+                },
+                |me, o| {
+                    let o = me.b.build_int_z_extend(o, i64t, "owner")?;
+                    me.help(lp, &live, &sh_live, sh_s, sh_n, o, tid, ntid)?;
+                    me.combine_into_slots(lp.combine, &sh_comb, o)?;
+                    let mine = me.b.build_int_compare(IntPredicate::EQ, tid, o, "")?;
+                    me.if_then(mine, |me| {
+                        me.b.build_store(n_own, i64t.const_zero())?;
+                        Ok(())
+                    })?;
+                    me.block_barrier()?;
+                    let r = me.b.build_load(i64t, parity, "")?.into_int_value();
+                    let r = me.b.build_xor(r, i64t.const_int(1, false), "")?;
+                    me.b.build_store(parity, r)?;
+                    Ok(())
+                },
+            )
+        })?;
 
         // The warp level: every lane is here (the block is), so the full mask is exact.
         let full = i32t.const_all_ones();
@@ -408,14 +379,10 @@ impl<'c> Lower<'c, '_> {
                 let o = me.call_intrinsic("llvm.cttz.i32", i32t.into(), &[want.into(), nonzero])?.into_int_value();
                 let is_owner = me.b.build_int_compare(IntPredicate::EQ, lane, o, "owner")?;
                 help(me, o, is_owner)?;
-                me.if_else(
-                    is_owner,
-                    |me| {
-                        me.b.build_store(n_own, i64t.const_zero())?;
-                        Ok(())
-                    },
-                    |_| Ok(()),
-                )
+                me.if_then(is_owner, |me| {
+                    me.b.build_store(n_own, i64t.const_zero())?;
+                    Ok(())
+                })
             },
         )
     }
@@ -555,11 +522,9 @@ impl<'c> Lower<'c, '_> {
             CombineOp::Sum => self.binary(B::Add, ty, a, b)?,
             CombineOp::Or => self.binary(B::BitOr, ty, a, b)?,
             CombineOp::And => self.binary(B::BitAnd, ty, a, b)?,
-            CombineOp::Min | CombineOp::Max => {
-                let a_less = self.less(ty, a, b)?;
-                let (x, y) = if op == CombineOp::Min { (a, b) } else { (b, a) };
-                self.b.build_select(a_less, x, y, "")?
-            }
+            // Selected on an ordered comparison, exactly as a kernel's `min`/`max` reduction combines.
+            CombineOp::Min => self.combine(ReduceOp::Min, ty, a, b)?,
+            CombineOp::Max => self.combine(ReduceOp::Max, ty, a, b)?,
         })
     }
 
@@ -707,7 +672,9 @@ impl<'c> Lower<'c, '_> {
         Ok(())
     }
 
-    /// `*addr = *addr op v` for a float min or max, by a compare-and-swap loop on the bits.
+    /// `*addr = *addr op v` for a float min or max, by a compare-and-swap loop on the bits. Not the atomics'
+    /// `float_min_max`: that one keeps the old value unless `v` is better, while a combined local follows
+    /// `x = min(x, v)`, which selects `v` whenever `x < v` is false (they differ when `x` is NaN).
     fn cas_combine(
         &mut self,
         op: CombineOp,

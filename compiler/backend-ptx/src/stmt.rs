@@ -190,6 +190,15 @@ impl<'c> Lower<'c, '_> {
         Ok(self.b.build_int_compare(IntPredicate::NE, v, v.get_type().const_zero(), "skewed")?)
     }
 
+    /// `if c { then }`.
+    pub fn if_then(
+        &mut self,
+        c: IntValue<'c>,
+        then: impl FnOnce(&mut Self) -> Result<(), PtxError>,
+    ) -> Result<(), PtxError> {
+        self.if_else(c, then, |_| Ok(()))
+    }
+
     /// `if c { then } else { otherwise }`.
     pub fn if_else(
         &mut self,

@@ -36,8 +36,19 @@ pub struct CheckArgs {
 
 /// Compiles a file and prints its diagnostics; `None` if the file could not be read (already reported).
 pub fn front(path: &std::path::Path, color: bool) -> Option<irgc_front::Compilation> {
-    match irgc_front::compile_file(path) {
-        Ok(c) => {
+    front_with(path, color, irgc_front::compile_source)
+}
+
+/// Reads `path`, compiles its text with `compile` (given the name diagnostics use), prints the diagnostics, and
+/// reports an unreadable file; `None` then.
+fn front_with(
+    path: &std::path::Path,
+    color: bool,
+    compile: impl FnOnce(&str, &str) -> irgc_front::Compilation,
+) -> Option<irgc_front::Compilation> {
+    match irgc_front::read_source(path) {
+        Ok(text) => {
+            let c = compile(&path.display().to_string(), &text);
             if !c.diagnostics.is_empty() {
                 eprint!("{}", c.sources.render(&c.diagnostics, color));
             }
@@ -53,29 +64,14 @@ pub fn front(path: &std::path::Path, color: bool) -> Option<irgc_front::Compilat
 /// Checks one file: a program, or a module of the standard library's kind (only `fn`, `const` and `import`
 /// items: no graph and no plan), which is checked as `import` would check it. Diagnostics go to stderr.
 fn check_one(path: &std::path::Path, color: bool) -> bool {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) => {
-            eprintln!("error: cannot read {}: {e}", path.display());
-            return false;
+    let c = front_with(path, color, |name, text| {
+        if irgc_front::looks_like_module(text) {
+            irgc_front::check_module_source(name, text)
+        } else {
+            irgc_front::compile_source(name, text)
         }
-    };
-    let name = path.display().to_string();
-    let c = if irgc_front::looks_like_module(&text) {
-        irgc_front::check_module_source(&name, &text)
-    } else {
-        match irgc_front::compile_file(path) {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", path.display());
-                return false;
-            }
-        }
-    };
-    if !c.diagnostics.is_empty() {
-        eprint!("{}", c.sources.render(&c.diagnostics, color));
-    }
-    !c.has_errors()
+    });
+    c.is_some_and(|c| !c.has_errors())
 }
 
 pub fn run(args: &CheckArgs, color: bool) -> Result<ExitCode> {

@@ -2,8 +2,8 @@
 //! backends): computed here once, so none of them imports another for them.
 
 use crate::ir::{
-    DeviceBlock, DeviceOp, Expr, ExprKind, GraphQuery, Handle, Kernel, MathFn, Module, OutlinedLoop, PlanBlock,
-    PlanBody, PlanOp, StmtKind,
+    DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, GraphQuery, Handle, Kernel, MathFn, Module, OutlinedLoop,
+    PlanBlock, PlanBody, PlanOp, StmtKind,
 };
 use std::collections::BTreeSet;
 
@@ -51,24 +51,24 @@ fn effects(
     }
 }
 
-/// Whether device function `f` (by index) stores to an array, itself or through the functions it calls (atomics
-/// are not stores): what the nested-parallelism pass must know of a call inside a loop it parallelises.
-pub fn stores_arrays(m: &Module, f: usize) -> bool {
-    fn walk(m: &Module, block: &DeviceBlock, seen: &mut BTreeSet<usize>) -> bool {
-        let mut found = false;
+/// Whether device function `f` (by index), or a function it calls, has a statement for which `found` holds: what
+/// the nested-parallelism pass asks of a call (does it store to an array? run a loop?).
+pub fn function_has(m: &Module, f: usize, found: impl Fn(&DeviceStmt) -> bool) -> bool {
+    fn walk(m: &Module, block: &DeviceBlock, found: &dyn Fn(&DeviceStmt) -> bool, seen: &mut BTreeSet<usize>) -> bool {
+        let mut hit = false;
         for s in block {
-            s.visit(&mut |s| match &s.kind {
-                StmtKind::Op(DeviceOp::Store { .. }) => found = true,
-                StmtKind::Op(DeviceOp::Call { function, .. }) if seen.insert(function.index()) => {
-                    found |= walk(m, &m.functions[*function].body.block, seen);
+            s.visit(&mut |s| {
+                hit |= found(s);
+                if let StmtKind::Op(DeviceOp::Call { function, .. }) = &s.kind {
+                    if seen.insert(function.index()) {
+                        hit |= walk(m, &m.functions[*function].body.block, found, seen);
+                    }
                 }
-                _ => {}
             });
         }
-        found
+        hit
     }
-    let mut seen = BTreeSet::from([f]);
-    walk(m, &m.functions[Handle::new(f)].body.block, &mut seen)
+    walk(m, &m.functions[Handle::new(f)].body.block, &found, &mut BTreeSet::from([f]))
 }
 
 /// The outlined pipes and loops of the plan ([`PlanOp::Outlined`]), in index order.

@@ -130,8 +130,11 @@ fn compile(name: &str, source: &str, as_module: bool) -> Compilation {
 
 /// Reads and compiles a program file.
 pub fn compile_file(path: &std::path::Path) -> std::io::Result<Compilation> {
-    let bytes = std::fs::read(path)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text ({e})")))?;
-    Ok(compile_source(&path.display().to_string(), &text))
+    Ok(compile_source(&path.display().to_string(), &read_source(path)?))
+}
+
+/// A source file's text; not UTF-8 is an error (`InvalidData`), as for every file the front end reads.
+pub fn read_source(path: &std::path::Path) -> std::io::Result<String> {
+    String::from_utf8(std::fs::read(path)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text ({e})")))
 }

@@ -17,5 +17,5 @@ pub mod span;
 pub mod syntax;
 
 pub use diag::{Diagnostic, Severity, SourceMap};
-pub use driver::{check_module_source, compile_file, compile_source, looks_like_module, Compilation};
+pub use driver::{check_module_source, compile_file, compile_source, looks_like_module, read_source, Compilation};
 pub use span::{FileId, Span};

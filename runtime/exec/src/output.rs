@@ -66,7 +66,8 @@ impl OutputData {
         self.show(i)
     }
 
-    /// Whether this is an all-pairs array (rows and columns are nodes), written as labelled pairs.
+    /// Whether this is an all-pairs array (rows and columns are nodes), written as labelled pairs: a 2-D dense
+    /// output checked `as apsp`, the only dense kind [`absent_word`] gives `unreached`.
     fn all_pairs(&self) -> bool {
         matches!(self.shape, OutputShape::Dense { dims } if dims[1] > 1) && self.absent == "unreached"
     }

@@ -536,6 +536,16 @@ impl CombineOp {
         }
     }
 
+    /// Whether locals of type `ty` may be combined by this operator: sums of numbers, minima and maxima of
+    /// numbers and ids, `|`/`&` of integers and bools.
+    pub fn takes(self, ty: Scalar) -> bool {
+        match self {
+            CombineOp::Sum => ty != Scalar::Bool && !ty.is_id(),
+            CombineOp::Min | CombineOp::Max => ty != Scalar::Bool,
+            CombineOp::Or | CombineOp::And => ty == Scalar::Bool || ty.is_int(),
+        }
+    }
+
     /// The value that leaves any `x` unchanged when combined with it, as the ABI bits of type `ty`.
     pub fn identity_bits(self, ty: Scalar) -> u64 {
         match self {

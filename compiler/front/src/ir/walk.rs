@@ -107,12 +107,13 @@ impl Space {
     }
 }
 
-/// Calls `f` on every local the expression tree `e` reads.
-pub fn expr_locals(exprs: &Arena<Expr>, e: Handle<Expr>, f: &mut impl FnMut(Handle<Local>)) {
-    let mut go = |h: &Handle<Expr>| expr_locals(exprs, *h, f);
-    match &exprs[e].kind {
-        ExprKind::Local(l) => f(*l),
-        ExprKind::Literal(_) | ExprKind::Param(_) | ExprKind::WorklistSize(_) => {}
+/// Calls `f` on every node of the expression tree `e`, parents before their operands.
+pub fn visit_expr(exprs: &Arena<Expr>, e: Handle<Expr>, f: &mut impl FnMut(&Expr)) {
+    let expr = &exprs[e];
+    f(expr);
+    let mut go = |h: &Handle<Expr>| visit_expr(exprs, *h, f);
+    match &expr.kind {
+        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Param(_) | ExprKind::WorklistSize(_) => {}
         ExprKind::Load { index, .. } | ExprKind::HostLoad { index, .. } => index.iter().for_each(go),
         ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => go(arg),
         ExprKind::Binary { left, right, .. } => {
@@ -130,6 +131,15 @@ pub fn expr_locals(exprs: &Arena<Expr>, e: Handle<Expr>, f: &mut impl FnMut(Hand
             | GraphQuery::EndEdge(h) => go(h),
         },
     }
+}
+
+/// Calls `f` on every local the expression tree `e` reads.
+pub fn expr_locals(exprs: &Arena<Expr>, e: Handle<Expr>, f: &mut impl FnMut(Handle<Local>)) {
+    visit_expr(exprs, e, &mut |x| {
+        if let ExprKind::Local(l) = x.kind {
+            f(l)
+        }
+    });
 }
 
 /// Whether the expression tree `e` reads local `l`.
@@ -169,4 +179,47 @@ pub fn combine_update(
         return None;
     };
     (!reads_local(exprs, v, local)).then_some((op, v))
+}
+
+/// How the statements of a block use local `l`, as a combined local of a nested loop sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CombineUse {
+    /// Neither read nor written.
+    Unused,
+    /// Written only as `l = l op v` with this one operator, and read nowhere else.
+    By(CombineOp),
+    /// Anything else: read elsewhere, written otherwise, or by two operators.
+    Other,
+}
+
+/// How `block` (nested statements included) uses local `l`: what the nested-parallelism pass asks of a local to
+/// combine, and what the validator checks of one it combined.
+pub fn combine_use(exprs: &Arena<Expr>, block: &DeviceBlock, l: Handle<Local>) -> CombineUse {
+    let mut op: Option<CombineOp> = None;
+    let mut other = false;
+    for s in block {
+        s.visit(&mut |s| {
+            let operands = match &s.kind {
+                StmtKind::Assign { local, value } if *local == l => match combine_update(exprs, l, *value) {
+                    Some((o, v)) if op.is_none_or(|p| p == o) => {
+                        op = Some(o);
+                        vec![v]
+                    }
+                    _ => {
+                        other = true;
+                        return;
+                    }
+                },
+                _ => s.operands(),
+            };
+            let reads = operands.iter().any(|&e| reads_local(exprs, e, l));
+            let other_write = s.writes().contains(&l) && !matches!(s.kind, StmtKind::Assign { .. });
+            other |= reads || other_write;
+        });
+    }
+    match (other, op) {
+        (true, _) => CombineUse::Other,
+        (false, Some(op)) => CombineUse::By(op),
+        (false, None) => CombineUse::Unused,
+    }
 }

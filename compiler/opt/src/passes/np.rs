@@ -33,22 +33,26 @@
 //! `docs/optimizer.md`). Every decision, taken or not, is a remark (`irgc compile --explain`).
 
 use crate::{Options, Remark};
-use irgc_front::analysis::stores_arrays;
-use irgc_front::ir::walk::{combine_update, expr_locals, reads_local};
+use irgc_front::analysis::function_has;
+use irgc_front::ir::walk::{combine_use, expr_locals, visit_expr, CombineUse};
 use irgc_front::ir::{
-    ArrayRef, BinaryOp, CombineOp, Combined, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind, Handle,
-    Local, LocalType, Module, Schedule, Space, Statement, StmtKind,
+    ArrayRef, BinaryOp, Combined, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind, Handle, Local,
+    LocalType, Module, Schedule, Space, Statement, StmtKind,
 };
 use irgc_front::span::Span;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Schedules every nested loop that qualifies; returns how many it changed.
 pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usize {
-    let store_fns: Vec<bool> = (0..m.functions.len()).map(|i| stores_arrays(m, i)).collect();
+    let stores = |s: &DeviceStmt| matches!(s.kind, StmtKind::Op(DeviceOp::Store { .. }));
+    let loops = |s: &DeviceStmt| {
+        matches!(s.kind, StmtKind::For { .. } | StmtKind::Loop { .. } | StmtKind::Op(DeviceOp::ForAll { .. }))
+    };
+    let store_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, stores)).collect();
+    let loop_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, loops)).collect();
     let fn_names: Vec<String> = m.functions.iter().map(|(_, f)| f.name.clone()).collect();
     let global_names: Vec<String> = m.globals.iter().map(|(_, g)| format!("@{}", g.name)).collect();
     let names = Names { functions: &fn_names, globals: &global_names };
-    let loop_fns: Vec<bool> = (0..m.functions.len()).map(|i| has_loops(m, i)).collect();
     let mut changed = 0;
     for (_, k) in m.kernels.iter_mut() {
         let what = format!("kernel `{}`", k.name);
@@ -80,24 +84,6 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
         f.body.block = block;
     }
     changed
-}
-
-/// Whether device function `f` runs a loop, itself or in a function it calls.
-fn has_loops(m: &Module, f: usize) -> bool {
-    fn walk(m: &Module, block: &DeviceBlock, seen: &mut BTreeSet<usize>) -> bool {
-        let mut found = false;
-        for s in block {
-            s.visit(&mut |s| match &s.kind {
-                StmtKind::For { .. } | StmtKind::Loop { .. } | StmtKind::Op(DeviceOp::ForAll { .. }) => found = true,
-                StmtKind::Op(DeviceOp::Call { function, .. }) if seen.insert(function.index()) => {
-                    found |= walk(m, &m.functions[*function].body.block, seen);
-                }
-                _ => {}
-            });
-        }
-        found
-    }
-    walk(m, &m.functions[Handle::new(f)].body.block, &mut BTreeSet::from([f]))
 }
 
 /// A serial loop of the sweep's body outside its scheduled loops (or a call of a function with a loop), if any:
@@ -244,8 +230,10 @@ impl Cx<'_> {
             if private {
                 continue;
             }
-            match facts.combine_op(b, body, l) {
-                Some(op) if op_fits(op, b.locals[l].ty) => combine.push(Combined { local: l, op }),
+            match combine_use(&b.exprs, body, l) {
+                CombineUse::By(op) if matches!(b.locals[l].ty, LocalType::Scalar(t) if op.takes(t)) => {
+                    combine.push(Combined { local: l, op })
+                }
                 _ if outside.contains(&l) => {
                     return Err(format!(
                         "it assigns `{}`, which is used outside the loop, other than as `x = x op v` (op one of \
@@ -258,7 +246,7 @@ impl Cx<'_> {
         }
         // Memory: stores must not meet reads or atomics of the same array, nor repeat an index.
         let written: BTreeSet<Handle<Local>> = facts.written.iter().copied().collect();
-        for (array, index, value) in &facts.stores {
+        for (array, index, _) in &facts.stores {
             let name = match array {
                 ArrayRef::Global(g) => self.names.globals[g.index()].clone(),
                 ArrayRef::Param(l) => local(*l),
@@ -277,19 +265,8 @@ impl Cx<'_> {
                     "two iterations may store different values to the same element of {name} (the order would matter)"
                 ));
             }
-            let _ = value;
         }
         Ok(combine)
-    }
-}
-
-/// Whether combining by `op` is defined on a local of type `ty` (as the validator requires).
-fn op_fits(op: CombineOp, ty: LocalType) -> bool {
-    let LocalType::Scalar(s) = ty else { return false };
-    match op {
-        CombineOp::Sum => s != irgc_front::ir::Scalar::Bool && !s.is_id(),
-        CombineOp::Min | CombineOp::Max => s != irgc_front::ir::Scalar::Bool,
-        CombineOp::Or | CombineOp::And => s == irgc_front::ir::Scalar::Bool || s.is_int(),
     }
 }
 
@@ -367,66 +344,11 @@ impl Facts {
     }
 
     fn arrays_read(&mut self, b: &DeviceBody, e: Handle<Expr>) {
-        match &b.exprs[e].kind {
-            ExprKind::Load { array, index } => {
-                self.loads.insert(*array);
-                for &i in index {
-                    self.arrays_read(b, i);
-                }
+        visit_expr(&b.exprs, e, &mut |x| {
+            if let ExprKind::Load { array, .. } = x.kind {
+                self.loads.insert(array);
             }
-            ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => self.arrays_read(b, *arg),
-            ExprKind::Binary { left, right, .. } => {
-                self.arrays_read(b, *left);
-                self.arrays_read(b, *right);
-            }
-            ExprKind::Math { args, .. } => args.iter().for_each(|&a| self.arrays_read(b, a)),
-            ExprKind::Graph(q) => {
-                let mut inner = Vec::new();
-                match q {
-                    irgc_front::ir::GraphQuery::Src(h)
-                    | irgc_front::ir::GraphQuery::Dst(h)
-                    | irgc_front::ir::GraphQuery::Weight(h)
-                    | irgc_front::ir::GraphQuery::Degree(h)
-                    | irgc_front::ir::GraphQuery::FirstEdge(h)
-                    | irgc_front::ir::GraphQuery::EndEdge(h) => inner.push(*h),
-                    _ => {}
-                }
-                inner.into_iter().for_each(|h| self.arrays_read(b, h));
-            }
-            _ => {}
-        }
-    }
-
-    /// The one operator `l` is combined by in the loop, if every write of it is `l = l op v` with that operator
-    /// and it is read nowhere else.
-    fn combine_op(&self, b: &DeviceBody, block: &DeviceBlock, l: Handle<Local>) -> Option<CombineOp> {
-        let mut op: Option<CombineOp> = None;
-        let mut ok = true;
-        for s in block {
-            s.visit(&mut |s| {
-                let operands = match &s.kind {
-                    StmtKind::Assign { local, value } if *local == l => match combine_update(&b.exprs, l, *value) {
-                        Some((o, v)) if op.is_none_or(|p| p == o) => {
-                            op = Some(o);
-                            vec![v]
-                        }
-                        _ => {
-                            ok = false;
-                            return;
-                        }
-                    },
-                    _ => s.operands(),
-                };
-                let reads = operands.iter().any(|&e| reads_local(&b.exprs, e, l));
-                let other_write = s.writes().contains(&l) && !matches!(s.kind, StmtKind::Assign { .. });
-                ok &= !reads && !other_write;
-            });
-        }
-        if ok {
-            op
-        } else {
-            None
-        }
+        });
     }
 }
 

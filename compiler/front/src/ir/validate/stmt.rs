@@ -192,35 +192,15 @@ impl Validator<'_> {
             self.err(span, "a combined local that is missing or not a scalar");
             return;
         };
-        let fits = match c.op {
-            CombineOp::Sum => ty != Scalar::Bool && !ty.is_id(),
-            CombineOp::Min | CombineOp::Max => ty != Scalar::Bool,
-            CombineOp::Or | CombineOp::And => ty == Scalar::Bool || ty.is_int(),
-        };
-        if !fits || vars.contains(&c.local) {
+        if !c.op.takes(ty) || vars.contains(&c.local) {
             self.err(span, format!("local {} combined by {} in a nested loop", body.locals[c.local].name, c.op.name()));
         }
-        let mut bad = false;
-        for s in block {
-            s.visit(&mut |s| {
-                let operands = match &s.kind {
-                    StmtKind::Assign { local, value } if *local == c.local => {
-                        match walk::combine_update(body.exprs, c.local, *value) {
-                            Some((op, v)) if op == c.op => vec![v],
-                            _ => {
-                                bad = true;
-                                return;
-                            }
-                        }
-                    }
-                    _ => s.operands(),
-                };
-                let reads = operands.iter().any(|&e| walk::reads_local(body.exprs, e, c.local));
-                let other_write = s.writes().contains(&c.local) && !matches!(s.kind, StmtKind::Assign { .. });
-                bad |= reads || other_write;
-            });
-        }
-        if bad {
+        let ok = match walk::combine_use(body.exprs, block, c.local) {
+            walk::CombineUse::Unused => true,
+            walk::CombineUse::By(op) => op == c.op,
+            walk::CombineUse::Other => false,
+        };
+        if !ok {
             let name = &body.locals[c.local].name;
             self.err(span, format!("combined local {name} is used in the loop other than as `{name} = {name} op v`"));
         }
