@@ -42,10 +42,16 @@ pub struct RunArgs {
     /// Where kernels run.
     #[arg(long, value_enum, default_value = "cpu")]
     backend: Backend,
-    /// Write the outputs to FILE: one line per node (its id as in the input, then each output's value; `inf` for
-    /// unreached), `u v d` lines for all-pairs outputs.
-    #[arg(long, value_name = "FILE")]
+    /// Write the outputs to FILE, in the format its extension names: `.txt` (or any other name: one line per node,
+    /// its id as in the input, then each output's value, `unreached`/`unmatched` for none; `u v d` lines for
+    /// all-pairs outputs), `.csv`/`.tsv` (a header row `node,level`; empty fields for none), `.json` (every
+    /// output with its type, `null` for none); a final `.gz` compresses; `-` writes to standard output (the
+    /// summary then goes to standard error). Node-valued outputs (mates, parents) are written as the file's ids.
+    #[arg(long, value_name = "FILE|-")]
     out: Option<PathBuf>,
+    /// The format of --out, whatever its name says: txt, csv, tsv, json.
+    #[arg(long, value_name = "FORMAT", value_parser = parse_out_format, requires = "out")]
+    out_format: Option<irgc_runtime::OutputFormat>,
     /// Check the outputs against independent reference implementations (per the program's `output ... as`).
     #[arg(long)]
     verify: bool,
@@ -63,7 +69,8 @@ pub struct RunArgs {
     /// 2^22: atomic SSSP 10.6 -> 26 ms), so it is not the default.
     #[arg(long, conflicts_with = "no_outline")]
     outline_loops: bool,
-    /// Print the summary (and the statistics, with --stats) as one JSON object.
+    /// Print the summary (and the statistics, with --stats) as one JSON object; unless --out takes them, it holds
+    /// the outputs' values too (`values`: the node ids and each output, encoded as a `.json` --out file is).
     #[arg(long)]
     json: bool,
     /// Worker threads (default: one per core). CPU only.
@@ -116,6 +123,14 @@ fn refuse_overwriting_an_input(out: &std::path::Path, inputs: &[&std::path::Path
     Ok(())
 }
 
+/// Parses `--out-format`.
+fn parse_out_format(s: &str) -> Result<irgc_runtime::OutputFormat, String> {
+    irgc_runtime::OutputFormat::named(s).ok_or_else(|| {
+        let names: Vec<&str> = irgc_runtime::OutputFormat::ALL.iter().map(|(_, n)| *n).collect();
+        format!("unknown output format `{s}`: expected one of {}", names.join(", "))
+    })
+}
+
 /// This machine's cores, for messages.
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -129,9 +144,13 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     if let Some(t) = args.threads.filter(|&t| t > MAX_THREADS) {
         bail!("--threads {t} is more than irgc allows ({MAX_THREADS}); this machine has {} core(s)", cores());
     }
-    if let Some(out) = &args.out {
-        refuse_overwriting_an_input(out, &[args.program.as_path(), std::path::Path::new(&args.graph)])?;
-    }
+    let out = match &args.out {
+        Some(path) => {
+            refuse_overwriting_an_input(path, &[args.program.as_path(), std::path::Path::new(&args.graph)])?;
+            Some(irgc_runtime::OutputTarget::new(path, args.out_format).map_err(|e| anyhow!("--out: {e}"))?)
+        }
+        None => None,
+    };
     match args.backend {
         Backend::Cpu if args.arch.is_some() => bail!("--arch applies to --backend cuda only"),
         Backend::Cuda if args.threads.is_some() => bail!("--threads applies to --backend cpu only"),
@@ -172,11 +191,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options)?,
     };
 
-    if let Some(path) = &args.out {
-        let mut file =
-            std::fs::File::create(path).with_context(|| format!("cannot create the output file {}", path.display()))?;
-        irgc_runtime::write_outputs(&mut file, &graph.csr, &exec.outputs)
-            .with_context(|| format!("cannot write the output file {}", path.display()))?;
+    if let Some(target) = &out {
+        let name = target.path.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
+        target.write(&graph.csr, &exec.outputs).with_context(|| format!("cannot write the outputs to {name}"))?;
     }
     let verdict = if args.verify {
         match irgc_runtime::verify(&artifact, &graph.csr, &params, &exec.outputs) {
@@ -189,13 +206,17 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     };
 
     let summary = Summary { args, program: &artifact.name, graph: &graph, exec: &exec, verdict: &verdict };
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary.json()).context("cannot encode the summary")?);
+    let report = if args.json {
+        serde_json::to_string_pretty(&summary.json()).context("cannot encode the summary")? + "\n"
     } else {
-        if args.stats {
-            print!("{}", stats_table(&exec.stats));
-        }
-        print!("{}", summary.text());
+        let table = if args.stats { stats_table(&exec.stats) } else { String::new() };
+        table + &summary.text()
+    };
+    // With `--out -` the outputs own standard output (a pipe into another tool); the summary steps aside.
+    if out.as_ref().is_some_and(|t| t.is_stdout()) {
+        eprint!("{report}");
+    } else {
+        print!("{report}");
     }
     match verdict {
         Verdict::Failed(msg) if !args.json => Err(anyhow!(msg)),
@@ -311,6 +332,13 @@ impl Summary<'_> {
             "out_file": self.args.out.as_ref().map(|p| p.display().to_string()),
             "verification": verification,
         });
+        // The values themselves, unless --out holds them: encoded as a `.json` output file is.
+        if self.args.out.is_none() {
+            let mut buf = Vec::new();
+            if irgc_runtime::output::json::write_json(&mut buf, &g.csr, &e.outputs).is_ok() {
+                v["values"] = serde_json::from_slice(&buf).unwrap_or(serde_json::Value::Null);
+            }
+        }
         if let Target::Cuda { device, arch, upload, upload_bytes, readback } = &e.target {
             v["device"] = json!(device);
             v["arch"] = json!(arch);

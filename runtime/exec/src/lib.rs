@@ -35,7 +35,9 @@ pub use bounds::{range_len, space_size};
 pub use cpu::{CpuDevice, MIN_CHUNK};
 pub use device::{Device, DeviceBuffer, Launched, PipeEnd, PipeRun};
 pub use error::RunError;
-pub use output::{absent_word, digest, format_value, write_outputs, OutputData, OutputShape};
+pub use output::{
+    absent_word, digest, format_value, write_outputs, OutputData, OutputFormat, OutputShape, OutputTarget,
+};
 pub use params::{parse_param, resolve_params, split_param};
 pub use stats::{LaunchRecord, Mode, OutlinedRun, PipeRound, Stats};
 pub use verify::{verify, CheckReport};

@@ -1,6 +1,4 @@
-//! A run's results: the output arrays read back as typed values, written as text, and summarised by a digest.
-//!
-//! The `--out` format is meant for people and for `diff`:
+//! The plain-text format (`.txt` and any other name), meant for people and for `diff`:
 //! - node outputs: one line per node, its label as written in the input file, then the value of each node output
 //!   in declaration order, separated by spaces; a value equal to its type's `inf` means "no value" and is written
 //!   as a word ([`OutputData::absent`]): `unreached` for distances and levels, `unmatched` for mates, else `inf`;
@@ -18,129 +16,11 @@
 
 use std::io::{self, Write};
 
-use irgc_artifact::{Artifact, CheckDesc, Scalar};
 use irgc_graph::Csr;
-use serde::Serialize;
 
-use crate::device::Device;
-use crate::error::RunError;
-use crate::eval::{to_f64, to_i64};
-use crate::memory::{GlobalShape, Memory};
+use super::{dense_unreached, format_value, OutputData, OutputShape};
 
-/// What an output array is indexed by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OutputShape {
-    Node,
-    Edge,
-    /// A dense array of `dims[0] × dims[1]` elements (`dims[1]` is 1 for a 1-D array).
-    Dense {
-        dims: [u64; 2],
-    },
-}
-
-/// One output array, read back.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OutputData {
-    pub name: String,
-    pub elem: Scalar,
-    pub shape: OutputShape,
-    /// What a value equal to the type's `inf` is written as: the output's meaning decides (see [`absent_word`]).
-    pub absent: &'static str,
-    /// One value per element, as normalized bits of `elem`.
-    pub values: Vec<u64>,
-}
-
-impl OutputData {
-    /// Element `i` formatted for people (a `node` value as its number inside the program).
-    pub fn show(&self, i: usize) -> String {
-        format_value(self.elem, self.values[i], self.absent)
-    }
-
-    /// Element `i` as `--out` writes it: a `node` value as that node's label in `graph` (the file's id).
-    pub fn show_in(&self, graph: &Csr, i: usize) -> String {
-        let bits = self.values[i];
-        if self.elem == Scalar::Node && bits != Scalar::Node.inf_bits() && bits < u64::from(graph.num_nodes()) {
-            return graph.labels.label(bits as u32).to_string();
-        }
-        self.show(i)
-    }
-
-    /// Whether this is an all-pairs array (rows and columns are nodes), written as labelled pairs: a 2-D dense
-    /// output checked `as apsp`, the only dense kind [`absent_word`] gives `unreached`.
-    fn all_pairs(&self) -> bool {
-        matches!(self.shape, OutputShape::Dense { dims } if dims[1] > 1) && self.absent == "unreached"
-    }
-}
-
-/// The word for "no value" in an output checked as `check`: a BFS level or distance of `inf` means the node was
-/// not reached, a mate of `inf` that the node is unmatched; other outputs keep `inf`.
-pub fn absent_word(check: Option<&CheckDesc>) -> &'static str {
-    match check {
-        Some(CheckDesc::Bfs { .. } | CheckDesc::Sssp { .. } | CheckDesc::Apsp) => "unreached",
-        Some(CheckDesc::Matching) => "unmatched",
-        _ => "inf",
-    }
-}
-
-/// Reads every output of `artifact` from `mem`, held by `dev`.
-pub(crate) fn read_outputs<D: Device>(
-    artifact: &Artifact,
-    dev: &D,
-    mem: &Memory<D::Buffer>,
-) -> Result<Vec<OutputData>, RunError> {
-    artifact
-        .outputs
-        .iter()
-        .filter_map(|o| mem.globals.get(o.global).map(|g| (o, g)))
-        .map(|(o, g)| {
-            Ok(OutputData {
-                absent: absent_word(o.check.as_ref()),
-                name: g.name.clone(),
-                elem: g.elem,
-                shape: match g.shape {
-                    GlobalShape::Node => OutputShape::Node,
-                    GlobalShape::Edge => OutputShape::Edge,
-                    GlobalShape::Dense => OutputShape::Dense { dims: g.dims },
-                },
-                values: dev.read(&g.buf, g.elem.size(), 0, g.len())?,
-            })
-        })
-        .collect()
-}
-
-/// A value of type `ty` as text: `absent` for the type's largest value, floats in Rust's shortest round-trip form,
-/// signed integers with their sign, bools as `true`/`false`.
-pub fn format_value(ty: Scalar, bits: u64, absent: &str) -> String {
-    if ty != Scalar::Bool && bits == ty.inf_bits() {
-        return absent.to_string();
-    }
-    match ty {
-        Scalar::Bool => (bits != 0).to_string(),
-        Scalar::F32 => f32::from_bits(bits as u32).to_string(),
-        Scalar::F64 => f64::from_bits(bits).to_string(),
-        Scalar::I32 | Scalar::I64 => to_i64(ty, bits).to_string(),
-        _ => bits.to_string(),
-    }
-}
-
-/// Whether a dense (all-pairs) distance means "no path": integer programs cannot store `inf` and then add to it,
-/// so they use a large sentinel instead (`fw_blocked.irg` uses `i32::MAX / 2`, so that adding two never
-/// overflows). The rule: a value at or above half the type's largest value is unreached; for floats also any
-/// infinity or NaN. Negative values of signed types are reachable (negative distances are a program's business).
-pub fn dense_unreached(ty: Scalar, bits: u64) -> bool {
-    match ty {
-        Scalar::F32 | Scalar::F64 => {
-            let x = to_f64(ty, bits);
-            let half = if ty == Scalar::F32 { f32::MAX as f64 / 2.0 } else { f64::MAX / 2.0 };
-            !x.is_finite() || x >= half
-        }
-        Scalar::I32 | Scalar::I64 => to_i64(ty, bits) >= to_i64(ty, ty.inf_bits()) / 2,
-        _ => bits >= ty.inf_bits() / 2,
-    }
-}
-
-/// Writes `outputs` in the `--out` format (see the module documentation).
+/// Writes `outputs` as text (see the module documentation).
 pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(1 << 20, out);
     let n = graph.num_nodes() as usize;
@@ -195,24 +75,10 @@ pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -
     out.flush()
 }
 
-/// A 64-bit FNV-1a hash over every output's elements as stored (little-endian, the element's size), in
-/// declaration order: two runs with the same digest produced the same bytes.
-pub fn digest(outputs: &[OutputData]) -> u64 {
-    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
-    for o in outputs {
-        let size = o.elem.size();
-        for &v in &o.values {
-            for b in &v.to_le_bytes()[..size] {
-                h = (h ^ *b as u64).wrapping_mul(0x0000_0100_0000_01B3);
-            }
-        }
-    }
-    h
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use irgc_artifact::Scalar;
     use irgc_graph::{BuildOptions, EdgeList, NodeLabels};
 
     /// A path 0 - 1 - 2 whose file wrote the nodes as 10, 20 and 30.

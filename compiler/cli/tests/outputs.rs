@@ -1,0 +1,111 @@
+//! `--out` in every format its name can ask for: text, CSV/TSV with a header, JSON that parses, gzip, and `-`
+//! for standard output; every one keyed by the file's node ids, on a file whose ids are sparse and 1-based.
+
+mod common;
+
+use std::io::Read;
+
+use common::{irgc, temp};
+
+/// A path 7 - 3 - 12 - 40 (sparse, 1-based ids as written), and node 99 alone.
+fn sparse_graph() -> std::path::PathBuf {
+    let path = temp("sparse.txt");
+    std::fs::write(&path, "7 3\n3 7\n3 12\n12 3\n12 40\n40 12\n99 99\n").unwrap();
+    path
+}
+
+fn bfs_to(out: &str, extra: &[&str]) -> std::process::Output {
+    let graph = sparse_graph();
+    let mut args =
+        vec!["run", "programs/bfs/bfs_worklist.irg", "--graph", graph.to_str().unwrap(), "--param", "source=3"];
+    args.extend_from_slice(&["--no-cache", "--out", out]);
+    args.extend_from_slice(extra);
+    let o = irgc(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+#[test]
+fn csv_and_tsv_have_a_header_and_the_files_ids() {
+    let csv = temp("levels.csv");
+    bfs_to(csv.to_str().unwrap(), &[]);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.remove(0), "node,level");
+    lines.sort();
+    assert_eq!(lines, ["12,1", "3,0", "40,2", "7,1", "99,"]);
+    let tsv = temp("levels.tsv");
+    bfs_to(tsv.to_str().unwrap(), &[]);
+    assert!(std::fs::read_to_string(&tsv).unwrap().starts_with("node\tlevel\n"));
+}
+
+#[test]
+fn json_parses_with_values_in_node_order_and_null_for_unreached() {
+    let json = temp("levels.json");
+    bfs_to(json.to_str().unwrap(), &[]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("valid JSON");
+    let nodes = v["nodes"].as_array().unwrap();
+    let levels = v["outputs"]["level"]["values"].as_array().unwrap();
+    assert_eq!(nodes.len(), 5);
+    let level_of = |id: u64| &levels[nodes.iter().position(|n| n.as_u64() == Some(id)).unwrap()];
+    assert_eq!(level_of(3), 0);
+    assert_eq!(level_of(40), 2);
+    assert!(level_of(99).is_null());
+    assert_eq!(v["outputs"]["level"]["type"], "u32");
+}
+
+#[test]
+fn gz_compresses_whatever_format_the_name_gives() {
+    let gz = temp("levels.csv.gz");
+    bfs_to(gz.to_str().unwrap(), &[]);
+    let bytes = std::fs::read(&gz).unwrap();
+    assert_eq!(&bytes[..2], [0x1f, 0x8b], "gzip magic");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut text).unwrap();
+    assert!(text.starts_with("node,level\n"), "{text}");
+}
+
+#[test]
+fn dash_writes_the_outputs_to_stdout_and_the_summary_to_stderr() {
+    let o = bfs_to("-", &["--out-format", "csv"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("node,level\n") && out.lines().count() == 6, "{out}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("digest"), "the summary goes to stderr");
+    assert!(!std::path::Path::new("-").exists() && !common::root().join("-").exists(), "no file named -");
+}
+
+#[test]
+fn formats_irgc_cannot_write_are_refused_before_the_run() {
+    let graph = sparse_graph();
+    let npz = temp("levels.npz");
+    let o = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", graph.to_str().unwrap(), "--out"]).status.code();
+    assert_eq!(o, Some(2), "--out without a value is a usage error");
+    let o = irgc(&[
+        "run",
+        "programs/bfs/bfs_worklist.irg",
+        "--graph",
+        graph.to_str().unwrap(),
+        "--out",
+        npz.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("cannot write .npz files") && err.contains(".json"), "{err}");
+    assert!(!npz.exists());
+}
+
+#[test]
+fn json_summary_carries_the_values_unless_out_takes_them() {
+    let graph = sparse_graph();
+    let g = graph.to_str().unwrap();
+    let o =
+        irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", g, "--param", "source=3", "--json", "--no-cache"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["values"]["nodes"].as_array().map(Vec::len), Some(5));
+    assert_eq!(v["values"]["outputs"]["level"]["values"].as_array().map(Vec::len), Some(5));
+    let out = temp("summary-levels.txt");
+    let args = ["run", "programs/bfs/bfs_worklist.irg", "--graph", g, "--json", "--no-cache", "--out"];
+    let o = irgc(&[&args[..], &[out.to_str().unwrap()]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert!(v.get("values").is_none() && v["out_file"].is_string());
+}
