@@ -11,6 +11,7 @@ mod compile;
 mod gen;
 mod graph_input;
 mod optimize;
+mod plot;
 mod run;
 mod watchdog;
 
@@ -64,6 +65,12 @@ Example: irgc run programs/bfs/bfs_worklist.irg --graph road.mtx --param source=
 Example: irgc bench programs/cc/rem.irg programs/cc/shiloach_vishkin.irg --graph gen:kron:scale=20 --baseline"
     )]
     Bench(bench::BenchArgs),
+    /// Draw a run's rounds (time and worklist size per round, hybrid mode shaded) from its statistics.
+    #[command(
+        after_help = "Example:\n  irgc run programs/bfs/bfs_do.irg --graph road.gr --symmetrize --stats-out bfs.json\n  \
+irgc plot bfs.json -o bfs-rounds.svg\n(or in one step: irgc run ... --plot bfs-rounds.svg)"
+    )]
+    Plot(plot::PlotArgs),
     /// List the optimizer's passes, in the order they run, with what each does.
     #[command(after_help = "Every pass can be switched off with --disable-pass NAME on compile, run and bench.")]
     Passes,
@@ -102,6 +109,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run::run(&args, color),
         Command::Gen(args) => gen::run(&args),
         Command::Bench(args) => bench::run(&args, color),
+        Command::Plot(args) => plot::run(&args),
         Command::Passes => Ok(optimize::list()),
     };
     match result {

@@ -55,10 +55,21 @@ pub struct RunArgs {
     /// Check the outputs against independent reference implementations (per the program's `output ... as`).
     #[arg(long)]
     verify: bool,
-    /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, time). Implies
+    /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, reduction value, time).
+    /// Implies
     /// --no-outline, so that every round of every pipe is recorded.
     #[arg(long)]
     stats: bool,
+    /// Write the statistics of --stats to FILE: `.csv` (one row per launch: round, kernel, retry, items, pushed,
+    /// mode, reduced value, ms) or `.json` (also the pipe rounds and hybrid decisions; `irgc plot` reads it).
+    /// Implies the recording of --stats, without printing its table.
+    #[arg(long, value_name = "FILE")]
+    stats_out: Option<PathBuf>,
+    /// Draw the run's rounds into FILE.svg: kernel time and worklist size per round, the rounds where a `hybrid`
+    /// ran dense shaded (a loop without a pipe: one point per launch, with its reduction value). Implies the
+    /// recording of --stats.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     /// Run every pipe round by round from the host (the same as --disable-pass outline). By default, with
     /// --backend cuda, a pipe whose rounds only launch kernels and update host locals runs as one persistent GPU
     /// kernel (iteration outlining), which saves a launch and a read-back per round.
@@ -123,6 +134,35 @@ fn refuse_overwriting_an_input(out: &std::path::Path, inputs: &[&std::path::Path
     Ok(())
 }
 
+/// The two forms of --stats-out.
+#[derive(Clone, Copy)]
+enum StatsFormat {
+    Csv,
+    Json,
+}
+
+/// The --stats-out format its extension names; anything else is refused before the run.
+fn stats_format(path: &std::path::Path) -> Result<StatsFormat> {
+    match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("csv") => Ok(StatsFormat::Csv),
+        Some("json") => Ok(StatsFormat::Json),
+        _ => bail!("--stats-out {}: name a .csv or a .json file", path.display()),
+    }
+}
+
+fn write_stats(path: &std::path::Path, format: StatsFormat, stats: &Stats) -> Result<()> {
+    let mut file = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+    );
+    let written = match format {
+        StatsFormat::Csv => stats.write_csv(&mut file).map_err(anyhow::Error::from),
+        StatsFormat::Json => serde_json::to_writer_pretty(&mut file, stats).map_err(anyhow::Error::from),
+    };
+    written
+        .and_then(|()| std::io::Write::flush(&mut file).map_err(anyhow::Error::from))
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// Parses `--out-format`.
 fn parse_out_format(s: &str) -> Result<irgc_runtime::OutputFormat, String> {
     irgc_runtime::OutputFormat::named(s).ok_or_else(|| {
@@ -143,6 +183,10 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     }
     if let Some(t) = args.threads.filter(|&t| t > MAX_THREADS) {
         bail!("--threads {t} is more than irgc allows ({MAX_THREADS}); this machine has {} core(s)", cores());
+    }
+    let stats_format = args.stats_out.as_deref().map(stats_format).transpose()?;
+    if let Some(path) = &args.plot {
+        crate::plot::check_svg(path)?;
     }
     let out = match &args.out {
         Some(path) => {
@@ -177,11 +221,12 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
 
     let graph = graph_input::load(&args.graph, &args.input)?;
     let params = irgc_runtime::resolve_params(&artifact, &graph.csr, &given)?;
+    let recording = args.stats || args.stats_out.is_some() || args.plot.is_some();
     let options = RunOptions {
         threads: args.threads,
         max_launches: args.max_launches,
-        collect_stats: args.stats || args.json,
-        outline: !(args.no_outline || args.stats),
+        collect_stats: recording || args.json,
+        outline: !(args.no_outline || recording),
         outline_loops: args.outline_loops,
         memory_limit: None,
     };
@@ -194,6 +239,13 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     if let Some(target) = &out {
         let name = target.path.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
         target.write(&graph.csr, &exec.outputs).with_context(|| format!("cannot write the outputs to {name}"))?;
+    }
+    if let (Some(path), Some(format)) = (&args.stats_out, stats_format) {
+        write_stats(path, format, &exec.stats)?;
+    }
+    if let Some(path) = &args.plot {
+        let title = format!("{} on {}", artifact.name, graph.name);
+        crate::plot::rounds::draw(&crate::plot::rounds::Series::of(&exec.stats), &title, path)?;
     }
     let verdict = if args.verify {
         match irgc_runtime::verify(&artifact, &graph.csr, &params, &exec.outputs) {
@@ -355,20 +407,24 @@ impl Summary<'_> {
 
 /// The `--stats` table: one line per launch, then the pipe rounds in brief.
 fn stats_table(stats: &Stats) -> String {
-    let mut s =
-        format!("{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>10}\n", "round", "kernel", "items", "pushed", "mode", "ms");
+    let mut s = format!(
+        "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>14} {:>10}\n",
+        "round", "kernel", "items", "pushed", "mode", "reduced", "ms"
+    );
     for l in &stats.launches {
         let kernel = if l.retry > 0 { format!("{} (retry {})", l.kernel, l.retry) } else { l.kernel.clone() };
         let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
         let pushed = if pushed.is_empty() { "-".to_string() } else { pushed.join(" ") };
         let mode = l.mode.map_or("-", |m| m.name());
+        let reduced = l.reduced.map_or("-".to_string(), |r| r.to_string());
         s += &format!(
-            "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>10.3}\n",
+            "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>14} {:>10.3}\n",
             l.round,
             kernel,
             l.items,
             pushed,
             mode,
+            reduced,
             l.seconds * 1e3
         );
     }

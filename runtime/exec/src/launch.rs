@@ -96,7 +96,7 @@ impl<D: Device> Machine<'_, D> {
 
         let size = self.space_size(k, desc, &values)?;
         let (mut result, seconds) = self.launch_once(k, desc, size, &watched)?;
-        self.record(desc, size, 0, seconds);
+        self.record(desc, size, 0, result, seconds);
 
         if let Some(w) = desc.retries {
             result = self.retry_rounds(k, desc, w, result, &watched)?;
@@ -208,14 +208,15 @@ impl<D: Device> Machine<'_, D> {
             if let Some((op, ty)) = desc.reduction {
                 result = reduce_combine(op, ty, result, r);
             }
-            self.record(desc, retried, round, seconds);
+            self.record(desc, retried, round, r, seconds);
         }
         self.ctx[in_slot] = saved.0;
         self.ctx[count_slot] = saved.1;
         Ok(result)
     }
 
-    fn record(&mut self, desc: &KernelDesc, items: u64, retry: u32, seconds: f64) {
+    /// Keeps a record of one launch; `reduced` is its reduction's bits (ignored for a kernel without one).
+    fn record(&mut self, desc: &KernelDesc, items: u64, retry: u32, reduced: u64, seconds: f64) {
         if !self.options.collect_stats {
             return;
         }
@@ -234,6 +235,7 @@ impl<D: Device> Machine<'_, D> {
             pushed,
             retry,
             mode: self.mode,
+            reduced: desc.reduction.map(|(_, ty)| eval::to_f64(ty, reduced)),
             seconds,
         };
         Stats::keep(&mut self.stats.launches, &mut self.stats.dropped, rec);

@@ -4,13 +4,15 @@
 //! round, which branch a `hybrid` took, where the time went. Records are capped at [`MAX_RECORDS`] of each kind so
 //! a program with millions of tiny launches cannot exhaust memory on bookkeeping; `dropped` counts the rest.
 
-use serde::Serialize;
+use std::io::{self, Write};
+
+use serde::{Deserialize, Serialize};
 
 /// The most launch records (and, separately, pipe-round records) kept.
 pub const MAX_RECORDS: usize = 1 << 20;
 
 /// Which branch of a `hybrid` a launch ran under.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     Dense,
@@ -27,14 +29,14 @@ impl Mode {
 }
 
 /// Items one launch pushed to one worklist.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pushed {
     pub worklist: String,
     pub items: u64,
 }
 
 /// One kernel launch (a retry relaunch is a launch of its own, with `retry` > 0).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LaunchRecord {
     /// Pipe rounds started so far in the run (0 before the first `pipe` round).
     pub round: u64,
@@ -47,11 +49,14 @@ pub struct LaunchRecord {
     pub retry: u32,
     /// The innermost enclosing `hybrid` branch, if any.
     pub mode: Option<Mode>,
+    /// What the kernel's reduction (`-> sum u64`, `-> or bool`, ...) returned from this launch, as a number
+    /// (`true` is 1; integers past 2^53 are rounded): the convergence trace of a loop that stops on it.
+    pub reduced: Option<f64>,
     pub seconds: f64,
 }
 
 /// One round of a `pipe`: the worklist's size when the round started.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PipeRound {
     pub worklist: String,
     pub round: u64,
@@ -59,7 +64,7 @@ pub struct PipeRound {
 }
 
 /// One decision of a `hybrid`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HybridChoice {
     pub worklist: String,
     pub size: u64,
@@ -70,7 +75,7 @@ pub struct HybridChoice {
 
 /// A `pipe` the device ran as one persistent kernel (iteration outlining): its rounds have no records of their
 /// own. Recorded with or without `collect_stats`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutlinedRun {
     /// The pipe's worklist (empty for an outlined loop).
     pub worklist: String,
@@ -79,7 +84,7 @@ pub struct OutlinedRun {
     pub rounds: u64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub launches: Vec<LaunchRecord>,
     pub pipe_rounds: Vec<PipeRound>,
@@ -90,6 +95,29 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Writes one CSV row per launch (`round,kernel,retry,items,pushed,mode,reduced,ms`; `pushed` as
+    /// `worklist:items` pairs separated by spaces), for spreadsheets and pandas. The pipe rounds and `hybrid`
+    /// decisions are in the JSON form only.
+    pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "round,kernel,retry,items,pushed,mode,reduced,ms")?;
+        for l in &self.launches {
+            let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
+            writeln!(
+                out,
+                "{},{},{},{},{},{},{},{}",
+                l.round,
+                l.kernel,
+                l.retry,
+                l.items,
+                pushed.join(" "),
+                l.mode.map_or("", Mode::name),
+                l.reduced.map_or(String::new(), |r| r.to_string()),
+                l.seconds * 1e3
+            )?;
+        }
+        out.flush()
+    }
+
     pub(crate) fn keep<T>(list: &mut Vec<T>, dropped: &mut u64, item: T) {
         if list.len() < MAX_RECORDS {
             list.push(item);

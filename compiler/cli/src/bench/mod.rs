@@ -11,7 +11,7 @@
 //! about them. Progress goes to stderr, one line per row, because a large graph takes minutes.
 
 mod baseline;
-mod table;
+pub(crate) mod table;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -56,6 +56,9 @@ pub struct BenchArgs {
     /// Print the rows as a JSON array instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also draw the table as bars (median compute time per program and graph, min-max whiskers) into FILE.svg.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     /// Worker threads, for irgc and the baselines alike (default: one per core).
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -99,6 +102,9 @@ struct Results {
 
 pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     crate::watchdog::arm(args.timeout, "bench");
+    if let Some(path) = &args.plot {
+        crate::plot::check_svg(path)?;
+    }
     if args.backend == Backend::Cuda && args.threads.is_some() {
         bail!("--threads sets the CPU thread count; it does not apply to --backend cuda");
     }
@@ -153,6 +159,10 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
         }
     }
 
+    if let Some(path) = &args.plot {
+        crate::plot::bars::draw(&results.rows, path)?;
+        eprintln!("wrote {}", path.display());
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&results.rows).context("cannot encode the rows")?);
     } else {
