@@ -10,8 +10,9 @@
 //! Benchmarks are not tests: this prints numbers for people (a table) or scripts (`--json`) and asserts nothing
 //! about them. Progress goes to stderr, one line per row, because a large graph takes minutes.
 
+mod bars;
 mod baseline;
-pub(crate) mod table;
+mod table;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -160,7 +161,7 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     }
 
     if let Some(path) = &args.plot {
-        crate::plot::bars::draw(&results.rows, path)?;
+        bars::draw(&results.rows, path)?;
         eprintln!("wrote {}", path.display());
     }
     if args.json {

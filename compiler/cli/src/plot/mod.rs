@@ -1,7 +1,6 @@
-//! Figures, drawn as SVG with plotters: a run's rounds (`irgc run --plot`, `irgc plot STATS.json`) and a bench
-//! table as bars (`irgc bench --plot`).
+//! Figures, drawn as SVG with plotters: a run's rounds (`irgc run --plot`, `irgc plot STATS.json`). The bench
+//! table's bars (`irgc bench --plot`) live with the bench, in `bench/bars.rs`.
 
-pub mod bars;
 pub mod rounds;
 
 use std::path::{Path, PathBuf};

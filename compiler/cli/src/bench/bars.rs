@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
-use crate::bench::table::Row;
+use super::table::{Row, Verified};
 
 /// One colour per program (tab10's first five), so a program's rows read as one series across graphs.
 const PALETTE: [RGBColor; 5] = [
@@ -91,7 +91,7 @@ where
     let n = rows.len() as f64;
     for (i, r) in rows.iter().enumerate() {
         let y = n - 1.0 - i as f64;
-        let failed = matches!(r.verified, crate::bench::table::Verified::Failed);
+        let failed = matches!(r.verified, Verified::Failed);
         let k = programs.iter().position(|p| *p == r.program).unwrap_or(0);
         let color = if failed { FAILED } else { PALETTE[k % PALETTE.len()] };
         let bar = Rectangle::new([(base, y - 0.35), (r.median_ms.max(base), y + 0.35)], color.mix(0.85).filled());
