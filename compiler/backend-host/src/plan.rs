@@ -28,6 +28,9 @@ impl Plan {
                 art::HostStmt::Push { worklist: worklist.index(), value: e(*value) }
             }
             StmtKind::Op(PlanOp::Clear { worklist }) => art::HostStmt::Clear { worklist: worklist.index() },
+            StmtKind::Op(PlanOp::Print { items }) => {
+                art::HostStmt::Print { items: items.iter().map(|(l, v)| (l.clone(), e(*v))).collect() }
+            }
             StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => {
                 art::HostStmt::Invoke { kernel: kernel.index(), args: es(args), result: result.map(|r| r.index()) }
             }

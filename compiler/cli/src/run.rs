@@ -335,6 +335,7 @@ impl Summary<'_> {
                 ),
             };
         }
+        s += &printed_lines(&e.stats.printed);
         s += &format!("digest    {:016x}\n", irgc_runtime::digest(&e.outputs));
         if let Some(path) = &self.args.out {
             s += &format!("output    {}\n", path.display());
@@ -379,6 +380,7 @@ impl Summary<'_> {
             "setup_seconds": e.setup_time.as_secs_f64(),
             "compute_seconds": e.compute_time.as_secs_f64(),
             "launches": e.launches,
+            "printed": e.stats.printed,
             "digest": format!("{:016x}", irgc_runtime::digest(&e.outputs)),
             "outputs": outputs,
             "out_file": self.args.out.as_ref().map(|p| p.display().to_string()),
@@ -403,6 +405,22 @@ impl Summary<'_> {
         }
         v
     }
+}
+
+/// The plan's `print`s for the summary: every one when there are few, else the first and last ten (a print in a
+/// pipe of 2,000 rounds should not bury the summary; --json and --stats-out keep them all).
+fn printed_lines(printed: &[irgc_runtime::Printed]) -> String {
+    const SHOWN: usize = 10;
+    let line = |p: &irgc_runtime::Printed| {
+        let round = if p.round > 0 { format!("  (round {})", p.round) } else { String::new() };
+        format!("print     {} = {}{round}\n", p.label, p.text)
+    };
+    if printed.len() <= 2 * SHOWN + 1 {
+        return printed.iter().map(line).collect();
+    }
+    let mut s: String = printed[..SHOWN].iter().map(line).collect();
+    s += &format!("print     ... {} more (all of them in --json)\n", printed.len() - 2 * SHOWN);
+    s + &printed[printed.len() - SHOWN..].iter().map(line).collect::<String>()
 }
 
 /// The `--stats` table: one line per launch, then the pipe rounds in brief.

@@ -78,3 +78,55 @@ fn bench_plot_draws_a_bar_per_row() {
     let figure = std::fs::read_to_string(&svg).unwrap();
     assert!(figure.contains("rem @ gen:rmat") && figure.contains("bfs_worklist @ gen:rmat"), "{figure:.400}");
 }
+
+/// A BFS that prints each round's frontier and, after the pipe, the depth and a fraction.
+const PRINTING_BFS: &str = "graph G;\nparam source: node = 0;\nnode level: u32 = inf;\nworklist frontier;\n\
+output level as bfs(source);\n\
+kernel expand(depth: u32) -> sum u64 {\n  forall v in frontier {\n    for e in G.edges(v) {\n\
+      let w = G.dst(e);\n      if atomic_min(level[w], depth + 1) > depth + 1 { frontier.push(w); reduce 1; }\n\
+    }\n  }\n}\n\
+plan {\n  level[source] = 0;\n  frontier.push(source);\n  var depth: u32 = 0;\n  var total: u64 = 1;\n\
+  pipe frontier {\n    total += expand(depth);\n    print(frontier.size());\n    depth += 1;\n  }\n\
+  print(depth,   total as f64 / G.num_nodes as f64);\n}\n";
+
+#[test]
+fn plan_prints_show_in_the_summary_and_in_json() {
+    let program = temp("printing.irg");
+    std::fs::write(&program, PRINTING_BFS).unwrap();
+    let graph = temp("path.txt");
+    std::fs::write(&graph, "0 1\n1 2\n2 3\n").unwrap();
+    let (p, g) = (program.to_str().unwrap(), graph.to_str().unwrap());
+    let o = irgc(&["run", p, "--graph", g, "--no-cache", "--verify"]);
+    ok(&o);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("print     frontier.size() = 1  (round 1)"), "{out}");
+    assert!(out.contains("print     frontier.size() = 0  (round 4)"), "{out}");
+    assert!(out.contains("print     depth = 4\n"), "{out}");
+    assert!(
+        out.contains("print     total as f64 / G.num_nodes as f64 = 1\n"),
+        "labels keep the source, spaces collapsed: {out}"
+    );
+    let o = irgc(&["run", p, "--graph", g, "--no-cache", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let printed = v["printed"].as_array().unwrap();
+    assert_eq!(printed.len(), 6);
+    assert_eq!(printed[4]["label"], "depth");
+    assert_eq!(printed[4]["type"], "u32");
+    assert_eq!(printed[4]["value"], 4.0);
+    assert_eq!(printed[4]["round"], 0);
+}
+
+#[test]
+fn print_is_for_the_plan_and_needs_a_value() {
+    let program = temp("bad-print.irg");
+    std::fs::write(
+        &program,
+        "graph G;\nnode x: u32 = 0;\nkernel k() { forall v in G.nodes { print(x[v]); } }\nplan { k(); print(); }\n",
+    )
+    .unwrap();
+    let o = irgc(&["check", program.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`print` is only allowed in the plan"), "{err}");
+    assert!(err.contains("`print` needs at least one value"), "{err}");
+}

@@ -116,7 +116,7 @@ fn compile(name: &str, source: &str, as_module: bool) -> Compilation {
     let parsed: Vec<ParsedFile<'_>> = files
         .iter()
         .enumerate()
-        .map(|(i, (id, ast))| ParsedFile { file: *id, ast, is_main: i == 0 && !as_module })
+        .map(|(i, (id, ast))| ParsedFile { file: *id, ast, text: sources.source(*id), is_main: i == 0 && !as_module })
         .collect();
     // After syntax errors the tree has holes; semantic analysis still runs (so independent type errors are
     // reported too) but its diagnostics that a hole could explain ("cannot find `k`" for a kernel the parser had to

@@ -120,8 +120,8 @@ fn module_with_kernel_is_rejected() {
     let (module_ast, d2) = irgc_front::syntax::parse(module_id, module);
     assert!(d1.is_empty() && d2.is_empty(), "both files parse");
     let files = [
-        ParsedFile { file: main_id, ast: &main_ast, is_main: true },
-        ParsedFile { file: module_id, ast: &module_ast, is_main: false },
+        ParsedFile { file: main_id, ast: &main_ast, text: main, is_main: true },
+        ParsedFile { file: module_id, ast: &module_ast, text: module, is_main: false },
     ];
     let (ir, diags) = lower("module_with_kernel", &files);
     assert!(ir.is_none());

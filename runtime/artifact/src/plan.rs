@@ -62,6 +62,10 @@ pub enum HostStmt {
     Clear {
         worklist: usize,
     },
+    /// Records each value under its label (the expression as the program wrote it) for the run's summary.
+    Print {
+        items: Vec<(String, HostExpr)>,
+    },
     Invoke {
         kernel: usize,
         args: Vec<HostExpr>,

@@ -39,7 +39,7 @@ pub use output::{
     absent_word, digest, format_value, write_outputs, OutputData, OutputFormat, OutputShape, OutputTarget,
 };
 pub use params::{parse_param, resolve_params, split_param};
-pub use stats::{LaunchRecord, Mode, OutlinedRun, PipeRound, Stats};
+pub use stats::{LaunchRecord, Mode, OutlinedRun, PipeRound, Printed, Stats};
 pub use verify::{verify, CheckReport};
 
 /// The kernels of a compiled program, as the CPU backend provides them.
@@ -236,6 +236,7 @@ fn execute_on<D: Device>(
         launches: 0,
         round: 0,
         mode: None,
+        pipes_open: 0,
     };
     let start = Instant::now();
     machine.dev.begin_compute(options.collect_stats)?;

@@ -18,7 +18,7 @@ use crate::device::{Device, PipeRun};
 use crate::error::RunError;
 use crate::eval::{self, Env};
 use crate::memory::{Global, Memory, Worklist};
-use crate::stats::{HybridChoice, Mode, OutlinedRun, PipeRound, Stats};
+use crate::stats::{HybridChoice, Mode, OutlinedRun, PipeRound, Printed, Stats};
 use crate::RunOptions;
 
 /// How a block ended.
@@ -45,6 +45,8 @@ pub(crate) struct Machine<'a, D: Device> {
     pub round: u64,
     /// The innermost enclosing `hybrid` branch.
     pub mode: Option<Mode>,
+    /// Pipes the statement being run is inside (a `print` there belongs to a round).
+    pub pipes_open: u32,
 }
 
 impl<D: Device> Env for Machine<'_, D> {
@@ -151,6 +153,19 @@ impl<'a, D: Device> Machine<'a, D> {
                 let v = self.eval(value)?;
                 self.host_push(*worklist, v)?;
             }
+            HostStmt::Print { items } => {
+                for (label, e) in items {
+                    let bits = self.eval(e)?;
+                    let rec = Printed {
+                        label: label.clone(),
+                        ty: e.ty.name().to_string(),
+                        text: crate::output::format_value(e.ty, bits, "inf"),
+                        value: eval::to_f64(e.ty, bits),
+                        round: if self.pipes_open > 0 { self.round } else { 0 },
+                    };
+                    Stats::keep(&mut self.stats.printed, &mut self.stats.dropped, rec);
+                }
+            }
             HostStmt::Clear { worklist } => {
                 self.worklist(*worklist)?;
                 self.mem.worklists[*worklist].count = 0;
@@ -212,7 +227,10 @@ impl<'a, D: Device> Machine<'a, D> {
                         let rec = PipeRound { worklist: name, round: self.round, size };
                         Stats::keep(&mut self.stats.pipe_rounds, &mut self.stats.dropped, rec);
                     }
-                    if let Flow::Break = self.block(body)? {
+                    self.pipes_open += 1;
+                    let flow = self.block(body);
+                    self.pipes_open -= 1;
+                    if let Flow::Break = flow? {
                         break;
                     }
                 }

@@ -84,12 +84,32 @@ pub struct OutlinedRun {
     pub rounds: u64,
 }
 
+/// One value a plan's `print` recorded. Kept whether or not statistics are collected: it is the program's own
+/// output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Printed {
+    /// The expression as the program wrote it.
+    pub label: String,
+    /// The value's type (`u32`, `f64`, ...).
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The value as text (exact for every type).
+    pub text: String,
+    /// The value as a number (`true` is 1; integers past 2^53 rounded), for plots and JSON readers.
+    pub value: f64,
+    /// The pipe round it was printed in (0 outside every pipe).
+    pub round: u64,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub launches: Vec<LaunchRecord>,
     pub pipe_rounds: Vec<PipeRound>,
     pub hybrid: Vec<HybridChoice>,
     pub outlined: Vec<OutlinedRun>,
+    /// What the plan's `print`s recorded, in order.
+    #[serde(default)]
+    pub printed: Vec<Printed>,
     /// Records not kept because of [`MAX_RECORDS`].
     pub dropped: u64,
 }

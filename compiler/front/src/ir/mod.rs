@@ -580,6 +580,8 @@ pub enum PlanOp {
     Clear { worklist: Handle<Worklist> },
     /// Pushes an item from the host.
     HostPush { worklist: Handle<Worklist>, value: Handle<Expr> },
+    /// `print(a, b)`: records each value under its label (the expression as written) for the run's summary.
+    Print { items: Vec<(String, Handle<Expr>)> },
     /// A `pipe` or loop that the iteration-outlining pass decided a GPU runs as one persistent kernel. Where that
     /// kernel cannot run (the CPU, a GPU without cooperative launches, `--stats`) it runs round by round, exactly
     /// as the pipe or loop it replaced.

@@ -356,6 +356,10 @@ impl Printer<'_> {
                 format!("fill @{} = {}", self.m.globals[*global].name, self.expr(ctx, *value))
             }
             PlanOp::Clear { worklist } => format!("clear {}", self.m.worklists[*worklist].name),
+            PlanOp::Print { items } => {
+                let items: Vec<String> = items.iter().map(|(l, e)| format!("{l:?} = {}", self.expr(ctx, *e))).collect();
+                format!("print {}", items.join(", "))
+            }
             PlanOp::HostPush { worklist, value } => {
                 format!("host_push {} <- {}", self.m.worklists[*worklist].name, self.expr(ctx, *value))
             }

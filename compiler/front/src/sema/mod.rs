@@ -63,12 +63,16 @@ pub(crate) struct Sema {
     pub(crate) bad_signatures: BTreeSet<String>,
     /// (kernel or function, parameter index) of parameters whose type failed to resolve.
     pub(crate) bad_params: BTreeSet<(String, usize)>,
+    /// Each file's text, by id (see [`ParsedFile::text`]).
+    pub(crate) texts: BTreeMap<FileId, String>,
 }
 
 /// One parsed file; `is_main` is false for imported modules (which may hold only `fn` and `const`).
 pub struct ParsedFile<'a> {
     pub file: FileId,
     pub ast: &'a ast::SourceFile,
+    /// The file's text, for what quotes the source (a `print`'s labels).
+    pub text: &'a str,
     pub is_main: bool,
 }
 
@@ -96,6 +100,7 @@ pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagn
         main_file: files.iter().find(|f| f.is_main).map_or(FileId(0), |f| f.file),
         bad_signatures: BTreeSet::new(),
         bad_params: BTreeSet::new(),
+        texts: files.iter().map(|f| (f.file, f.text.to_string())).collect(),
     };
     let mut pending = Pending::default();
     for f in files {

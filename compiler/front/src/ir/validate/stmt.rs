@@ -263,6 +263,14 @@ impl Validator<'_> {
                     self.err(span, "clear of a missing worklist");
                 }
             }
+            PlanOp::Print { items } => {
+                if items.is_empty() {
+                    self.err(span, "print of nothing");
+                }
+                for (_, e) in items {
+                    self.value(body, *e, span);
+                }
+            }
             PlanOp::Outlined(o) => self.outlined(body, at, o, span, scope),
             PlanOp::HostPush { worklist, value } => {
                 self.worklist_item(body, *worklist, *value, span);

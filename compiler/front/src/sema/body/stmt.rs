@@ -235,6 +235,30 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
         }
     }
 
+    /// `print(a, b, ...)` in the plan: each value recorded for the run's summary under its expression as
+    /// written (whitespace runs collapsed), so `print(mu - mf)` reads back as `mu - mf = 1042`.
+    fn print(&mut self, args: &[ast::Expr], span: Span) {
+        if !self.plan_only("print", span) {
+            return;
+        }
+        if args.is_empty() {
+            self.error(
+                Diagnostic::error(span, "`print` needs at least one value")
+                    .label("nothing to print")
+                    .note("e.g. `print(depth, frontier.size())`"),
+            );
+            return;
+        }
+        let mut items = Vec::with_capacity(args.len());
+        for a in args {
+            let text = self.sema.texts.get(&a.span.file).and_then(|t| t.get(a.span.range())).unwrap_or("value");
+            let label = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            let Some(v) = self.expr(a, None) else { return };
+            items.push((label, v));
+        }
+        self.emit_plan(PlanOp::Print { items }, span);
+    }
+
     pub(super) fn plan_only(&mut self, what: &str, span: Span) -> bool {
         if self.is_device() {
             self.error(
@@ -387,6 +411,9 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
         let span = e.span;
         match &e.kind {
             AK::Error => {}
+            AK::Call(f, args) if f.node == "print" && !self.sema.symbols.contains_key("print") => {
+                self.print(args, span)
+            }
             AK::Call(f, args) if !MATH_FNS.contains(&f.node.as_str()) => {
                 let name = f.node.as_str();
                 if let Some(&(_, op)) = ATOMICS.iter().find(|(n, _)| *n == name) {
