@@ -166,13 +166,15 @@ mod tests {
 
     #[test]
     fn pipes_the_host_must_watch_are_not_outlined() {
-        // Pushing to another worklist, reading a worklist's size, and a pipe that never pushes to its worklist.
+        // Pushing to another worklist, reading a worklist's size, a pipe that never pushes to its worklist, and
+        // one that prints.
         let k = "kernel a() { forall v in wl { other.push(v); } }\nkernel b() { forall v in wl { wl.push(v); } }\n";
         for plan in [
             "pipe wl { a(); }",
             "var s: u64 = 0; pipe wl { b(); s = wl.size(); }",
             "pipe wl { wl.clear(); }",
             "pipe other { b(); }",
+            "var d: u32 = 0; pipe wl { b(); print(d); d += 1; }",
         ] {
             let src = format!("{HEAD}{k}plan {{ wl.push(0); {plan} }}");
             assert_eq!(pipes(&src), vec![], "{plan}");
