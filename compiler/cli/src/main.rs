@@ -13,6 +13,7 @@ mod graph_input;
 mod optimize;
 mod plot;
 mod run;
+mod spinner;
 mod watchdog;
 
 use clap::{Parser, Subcommand};

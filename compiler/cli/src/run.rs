@@ -231,10 +231,16 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         memory_limit: None,
     };
     let (csr, name) = (&graph.csr, graph.name.as_str());
+    let first = irgc_runtime::progress::launches_so_far();
+    let what = format!("running {} on {}", artifact.name, graph.name);
+    let spinner = crate::spinner::Spinner::start(Box::new(move || {
+        format!("{what}: {} launches", irgc_runtime::progress::launches_so_far() - first)
+    }));
     let exec = match kernels {
         Kernels::Cpu(k) => execute::on_cpu(&k, &artifact, csr, name, &params, options)?,
         Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options)?,
     };
+    drop(spinner);
 
     if let Some(target) = &out {
         let name = target.path.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());

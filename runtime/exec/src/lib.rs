@@ -23,6 +23,7 @@ pub mod memory;
 pub mod output;
 pub mod params;
 mod plan;
+pub mod progress;
 pub mod stats;
 pub mod verify;
 

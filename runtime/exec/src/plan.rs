@@ -281,6 +281,7 @@ impl<'a, D: Device> Machine<'a, D> {
             self.set_local(i, bits)?;
         }
         self.launches += end.rounds * per_round;
+        crate::progress::count_launches(end.rounds * per_round);
         let name = w.map(|w| self.mem.worklists[w].name.clone());
         let what = name.as_ref().map_or("loop".to_string(), |n| format!("pipe over {n}"));
         if let Some(w) = w {
