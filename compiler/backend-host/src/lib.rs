@@ -22,7 +22,11 @@ pub fn lower(m: &Module) -> art::Artifact {
     let outlined = irgc_front::analysis::outlined_loops(m);
     art::Artifact {
         name: m.name.clone(),
-        graph: m.graph.as_ref().map(|g| art::GraphDesc { weight: g.weight }),
+        graph: m.graph.as_ref().map(|g| art::GraphDesc {
+            weight: g.weight,
+            default_weight: g.default_weight.zip(g.weight).map(|(d, ty)| literal_bits(d, ty)),
+            undirected: g.undirected,
+        }),
         needs_sources: m.kernels.iter().any(|(_, k)| uses_sources(&k.body))
             || m.functions.iter().any(|(_, f)| uses_sources(&f.body)),
         params: m

@@ -219,7 +219,15 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         Some(gpu) => Kernels::Cuda(execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref())?),
     };
 
-    let graph = graph_input::load(&args.graph, &args.input)?;
+    let mut graph = graph_input::load(&args.graph, &args.input)?;
+    // A program that declares `graph G(undirected)` or a default weight gets a graph that fits (and is told).
+    let adjusted = match irgc_runtime::fit_graph(&artifact, &graph.csr, &graph.name) {
+        Some(fitted) => {
+            graph.csr = fitted.csr;
+            fitted.notes
+        }
+        None => Vec::new(),
+    };
     let params = irgc_runtime::resolve_params(&artifact, &graph.csr, &given)?;
     let recording = args.stats || args.stats_out.is_some() || args.plot.is_some();
     let options = RunOptions {
@@ -263,7 +271,8 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         Verdict::NotAsked
     };
 
-    let summary = Summary { args, program: &artifact.name, graph: &graph, exec: &exec, verdict: &verdict };
+    let summary =
+        Summary { args, program: &artifact.name, graph: &graph, adjusted: &adjusted, exec: &exec, verdict: &verdict };
     let report = if args.json {
         serde_json::to_string_pretty(&summary.json()).context("cannot encode the summary")? + "\n"
     } else {
@@ -287,6 +296,8 @@ struct Summary<'a> {
     args: &'a RunArgs,
     program: &'a str,
     graph: &'a LoadedGraph,
+    /// What was changed to fit the graph to the program (`irgc_runtime::fit_graph`).
+    adjusted: &'a [String],
     exec: &'a Finished,
     verdict: &'a Verdict,
 }
@@ -314,6 +325,9 @@ impl Summary<'_> {
             g.load_time.as_secs_f64(),
             cache_word(g)
         );
+        for note in self.adjusted {
+            s += &format!("graph     {note}\n");
+        }
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         s += &match &e.target {
             Target::Cpu { threads } => format!(
@@ -380,6 +394,7 @@ impl Summary<'_> {
                 "edges": g.csr.num_edges(),
                 "load_seconds": g.load_time.as_secs_f64(),
                 "cache": cache_word(g),
+                "adjusted": self.adjusted,
             },
             "backend": match e.target { Target::Cpu { .. } => "cpu", Target::Cuda { .. } => "cuda" },
             "threads": threads,

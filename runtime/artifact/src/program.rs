@@ -27,6 +27,12 @@ pub struct Artifact {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GraphDesc {
     pub weight: Option<Scalar>,
+    /// Bits of `weight`'s type given to every edge of a graph without weights (`graph G(weight: T = D)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_weight: Option<u64>,
+    /// The program needs a symmetric graph (`graph G(undirected)`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub undirected: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

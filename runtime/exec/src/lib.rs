@@ -18,6 +18,7 @@ pub mod cpu;
 pub mod device;
 mod error;
 pub mod eval;
+pub mod fit;
 mod launch;
 pub mod memory;
 pub mod output;
@@ -36,6 +37,7 @@ pub use bounds::{range_len, space_size};
 pub use cpu::{CpuDevice, MIN_CHUNK};
 pub use device::{Device, DeviceBuffer, Launched, PipeEnd, PipeRun};
 pub use error::RunError;
+pub use fit::{fit_graph, Fitted};
 pub use output::{
     absent_word, digest, format_value, write_outputs, OutputData, OutputFormat, OutputShape, OutputTarget,
 };

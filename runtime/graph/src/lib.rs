@@ -13,6 +13,7 @@ pub mod cache;
 mod csr;
 mod error;
 pub mod load;
+mod symmetry;
 pub mod write;
 
 pub use cache::{load_cache, load_graph_cached, save_cache, CacheOutcome};

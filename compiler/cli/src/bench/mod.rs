@@ -229,6 +229,21 @@ fn progress(row: &Row) {
 /// The warm-up and timed runs of one program on one graph.
 fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, results: &mut Results) -> Result<()> {
     let artifact = &program.artifact;
+    let fitted = irgc_runtime::fit_graph(artifact, &graph.csr, &graph.name);
+    if let Some(f) = &fitted {
+        for note in &f.notes {
+            eprintln!("note: {} on {}: {note}", program.stem, graph.name);
+        }
+    }
+    let fitted_graph;
+    let graph = match fitted {
+        Some(f) => {
+            fitted_graph =
+                LoadedGraph { csr: f.csr, name: graph.name.clone(), load_time: graph.load_time, cache: graph.cache };
+            &fitted_graph
+        }
+        None => graph,
+    };
     let params = irgc_runtime::resolve_params(artifact, &graph.csr, &program.params)?;
     let options = RunOptions {
         threads: args.threads,

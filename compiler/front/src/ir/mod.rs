@@ -67,6 +67,12 @@ pub struct GraphDecl {
     pub name: String,
     /// The type edge weights are read as; `None` for an unweighted program.
     pub weight: Option<Scalar>,
+    /// The weight of every edge of a graph that has none (`graph G(weight: f64 = 1.0)`); without it such a graph
+    /// is refused.
+    pub default_weight: Option<Literal>,
+    /// The program needs every edge's reverse (`graph G(undirected)`): the runtime symmetrizes a graph that
+    /// lacks some, and says so.
+    pub undirected: bool,
     pub span: Span,
 }
 

@@ -75,7 +75,12 @@ impl Printer<'_> {
         let _ = writeln!(self.out, "module {}", m.name);
         if let Some(g) = &m.graph {
             let w = g.weight.map_or("none".to_string(), |w| w.to_string());
-            let _ = writeln!(self.out, "graph {} (weight: {w})", g.name);
+            let d = match (g.default_weight, g.weight) {
+                (Some(d), Some(ty)) => format!(" = {}", literal(d, ty)),
+                _ => String::new(),
+            };
+            let undirected = if g.undirected { ", undirected" } else { "" };
+            let _ = writeln!(self.out, "graph {} (weight: {w}{d}{undirected})", g.name);
         }
         let plan = Ctx::new(&m.plan);
         for (_, p) in m.params.iter() {

@@ -145,6 +145,44 @@ struct Pending<'a> {
 }
 
 impl Sema {
+    /// The properties of `graph G(...)`: the weight type and its default, and `undirected`. Each may appear once;
+    /// anything else is an error naming the properties there are.
+    fn graph_props(&mut self, props: &[ast::GraphProp]) -> (Option<Scalar>, Option<ir::Literal>, bool) {
+        let (mut weight, mut default, mut undirected) = (None, None, false);
+        let mut seen: Vec<&str> = Vec::new();
+        for p in props {
+            let name = p.name.node.as_str();
+            if seen.contains(&name) {
+                self.diags
+                    .push(Diagnostic::error(p.span, format!("`{name}` is given twice")).label("already declared"));
+                continue;
+            }
+            seen.push(name);
+            match (name, &p.ty) {
+                ("undirected", None) => undirected = true,
+                ("weight", Some(ty)) => {
+                    weight = self.scalar(ty);
+                    if let (Some(ty), Some(d)) = (weight, &p.default) {
+                        default = consts::eval(d, ty, &self.consts).map_err(|e| self.diags.push(e)).ok();
+                    }
+                }
+                ("weight", None) => self.diags.push(
+                    Diagnostic::error(p.span, "`weight` needs a type")
+                        .label("e.g. `weight: u32` or `weight: f64 = 1.0`"),
+                ),
+                ("undirected", Some(_)) => self
+                    .diags
+                    .push(Diagnostic::error(p.span, "`undirected` takes no type").label("write just `undirected`")),
+                (other, _) => self.diags.push(
+                    Diagnostic::error(p.name.span, format!("graphs have no property `{other}`"))
+                        .label("unknown property")
+                        .note("graph properties: `undirected`, `weight: TYPE` (optionally `= DEFAULT`)"),
+                ),
+            }
+        }
+        (weight, default, undirected)
+    }
+
     fn define(&mut self, name: &crate::span::Ident, sym: Symbol) -> bool {
         if let Some((old, old_span)) = self.symbols.get(&name.node) {
             let d = Diagnostic::error(name.span, format!("`{}` is defined more than once", name.node))
@@ -175,8 +213,8 @@ impl Sema {
             }
             match &item.kind {
                 ItemKind::Import(_) | ItemKind::Error => {}
-                ItemKind::Graph { name, weight } => {
-                    let weight = weight.as_ref().and_then(|w| self.scalar(w));
+                ItemKind::Graph { name, props } => {
+                    let (weight, default_weight, undirected) = self.graph_props(props);
                     if let Some(old) = &self.module.graph {
                         self.diags.push(
                             Diagnostic::error(name.span, "a program has one graph")
@@ -186,7 +224,8 @@ impl Sema {
                         continue;
                     }
                     if self.define(name, Symbol::Graph) {
-                        self.module.graph = Some(GraphDecl { name: name.node.clone(), weight, span: name.span });
+                        let (name, span) = (name.node.clone(), name.span);
+                        self.module.graph = Some(GraphDecl { name, weight, default_weight, undirected, span });
                     }
                 }
                 ItemKind::Param { name, ty, default } => {

@@ -18,14 +18,24 @@ pub struct Item {
     pub span: Span,
 }
 
+/// One property in `graph G(...)`: `undirected`, or `weight: T` with an optional `= default` (semantic analysis
+/// decides which names mean something).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphProp {
+    pub name: Ident,
+    pub ty: Option<TypeExpr>,
+    pub default: Option<Expr>,
+    pub span: Span,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum ItemKind {
     /// `import std.unionfind;`
     Import(Vec<Ident>),
-    /// `graph G;` or `graph G(weight: u32);`
+    /// `graph G;`, `graph G(weight: u32);`, `graph G(undirected, weight: f64 = 1.0);`
     Graph {
         name: Ident,
-        weight: Option<TypeExpr>,
+        props: Vec<GraphProp>,
     },
     /// `param source: node = 0;` — a host scalar given on the command line.
     Param {

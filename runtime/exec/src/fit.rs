@@ -1,0 +1,53 @@
+//! Fitting a graph to what its program declares (`graph G(undirected, weight: T = D)`) before a run, so that no
+//! program runs on a graph it would answer wrongly for: a directed graph given to a program that needs an
+//! undirected one is symmetrized, and an unweighted graph given to a program with a default weight gets that
+//! weight on every edge. Each change comes back as a sentence for the run's summary; a program that reads
+//! weights without a default still refuses an unweighted graph (see [`crate::memory::convert_weights`]).
+
+use irgc_artifact::{Artifact, Scalar};
+use irgc_graph::{Csr, Weights};
+
+use crate::eval::{to_f64, to_i64};
+
+/// A graph changed to fit its program, and what was changed.
+#[derive(Debug)]
+pub struct Fitted {
+    pub csr: Csr,
+    /// One sentence per change, for the run's summary.
+    pub notes: Vec<String>,
+}
+
+/// `graph` fitted to `artifact`'s declared needs, or `None` when it fits as it is (the common case costs no
+/// copy).
+pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<Fitted> {
+    let desc = artifact.graph.as_ref()?;
+    let mut notes = Vec::new();
+    let mut changed: Option<Csr> = None;
+    if desc.undirected {
+        if let Some((u, v)) = graph.missing_reverse() {
+            let (lu, lv) = (graph.labels.label(u), graph.labels.label(v));
+            let before = graph.num_edges();
+            let sym = graph.symmetrized();
+            notes.push(format!(
+                "symmetrized: the program needs an undirected graph and {graph_name} is directed ({lu} -> {lv} \
+                 has no reverse); every edge's reverse added, self loops and duplicates dropped ({before} -> {} \
+                 edges)",
+                sym.num_edges()
+            ));
+            changed = Some(sym);
+        }
+    }
+    let weightless = changed.as_ref().unwrap_or(graph).weights.is_none();
+    if let (Some(ty), Some(bits), true) = (desc.weight, desc.default_weight, weightless) {
+        let mut graph = changed.take().unwrap_or_else(|| graph.clone());
+        let m = graph.col.len();
+        let text = crate::output::format_value(ty, bits, "inf");
+        graph.weights = Some(match ty {
+            Scalar::F32 | Scalar::F64 => Weights::Float(vec![to_f64(ty, bits); m]),
+            _ => Weights::Int(vec![to_i64(ty, bits); m]),
+        });
+        notes.push(format!("weights: {graph_name} has none; every edge weighs {text}, the program's default"));
+        changed = Some(graph);
+    }
+    changed.map(|csr| Fitted { csr, notes })
+}
