@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages irgc builds against, where missing: a C compiler (the bundled xz library) and
-# LLVM 19 for the PTX backend (static linking also needs Polly, zstd and zlib). Used by setup.sh and test.sh.
+# Installs the Debian packages irgc builds against, where missing: a C compiler (the bundled xz library),
+# LLVM 19 for the PTX backend (static linking also needs Polly, zstd and zlib), and Python's venv (for the Python
+# package's tests). Used by setup.sh and test.sh.
 set -euo pipefail
 need_apt=()
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc libc6-dev)
@@ -10,6 +11,9 @@ command -v unzip >/dev/null 2>&1 || need_apt+=(unzip)
 [ -e /usr/lib/llvm-19/lib/libPolly.a ] || need_apt+=(libpolly-19-dev)
 [ -e /usr/include/zstd.h ] || need_apt+=(libzstd-dev)
 [ -e /usr/include/zlib.h ] || need_apt+=(zlib1g-dev)
+# The Python package's tests run in a virtualenv (scripts/test-python.sh); Debian keeps venv's pip apart.
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need_apt+=(python3-venv)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "==> installing ${need_apt[*]}"
   sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need on a fresh Debian machine, then runs the formatting check,
-# clippy with warnings denied, and every test of the workspace. CI runs exactly this (see .ci/run).
+# clippy with warnings denied, every test of the workspace, and the Python package's tests (scripts/test-python.sh).
+# CI runs exactly this (see .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,3 +29,5 @@ echo "==> cargo clippy (warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "==> cargo test"
 cargo test --workspace --locked
+echo "==> Python package"
+scripts/test-python.sh

@@ -5,7 +5,7 @@
 //! (over a second) and someone is watching (stderr is a terminal): scripts and CI logs stay clean.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
@@ -13,6 +13,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use irgc_graph::{load::splitmix64, Weights};
 use irgc_graph::{load_graph, load_graph_cached, BuildOptions, CacheOutcome, Csr, Format, LoadOptions, WeightSpec};
+
+pub use irgc_driver::graph::parse_weights;
+use irgc_driver::graph::writable;
+pub(crate) use irgc_driver::graph::{cache_dir, fits_in_memory};
 
 /// How to read the input graph.
 #[derive(Args, Debug, Clone)]
@@ -47,47 +51,6 @@ pub struct LoadedGraph {
     pub load_time: Duration,
     /// How the cache was used, if it was.
     pub cache: Option<CacheOutcome>,
-}
-
-/// Parses `const:W` or `random:LO:HI[:SEED]`.
-pub fn parse_weights(s: &str) -> Result<WeightSpec, String> {
-    let parts: Vec<&str> = s.split(':').collect();
-    let num = |t: &str, what: &str| t.trim().parse::<i64>().map_err(|_| format!("bad {what} `{t}` in --weights {s}"));
-    match parts.as_slice() {
-        ["const", w] => Ok(WeightSpec::Constant(num(w, "weight")?)),
-        ["random", lo, hi] | ["random", lo, hi, _] => {
-            let (lo, hi) = (num(lo, "lower bound")?, num(hi, "upper bound")?);
-            if lo > hi {
-                return Err(format!("--weights {s}: the range {lo}..={hi} is empty"));
-            }
-            let seed = match parts.get(3) {
-                Some(t) => t.trim().parse::<u64>().map_err(|_| format!("bad seed `{t}` in --weights {s}"))?,
-                None => 1,
-            };
-            Ok(WeightSpec::UniformInt { lo, hi, seed })
-        }
-        _ => Err(format!("--weights {s}: expected const:W or random:LO:HI[:SEED]")),
-    }
-}
-
-/// The cache directory: `$XDG_CACHE_HOME/irgc`, else `~/.cache/irgc`; `None` if neither is set.
-pub(crate) fn cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("irgc"))
-}
-
-/// Whether files can be created in `dir` (created if missing).
-fn writable(dir: &Path) -> bool {
-    if std::fs::create_dir_all(dir).is_err() {
-        return false;
-    }
-    let probe = dir.join(format!(".probe-{}", std::process::id()));
-    let ok = std::fs::write(&probe, b"").is_ok();
-    let _ = std::fs::remove_file(&probe);
-    ok
 }
 
 /// A progress callback that shows a bar on a terminal once a load has taken more than a second.
@@ -199,24 +162,6 @@ fn set_weights(g: &mut Csr, spec: WeightSpec) {
             Some(Weights::Int(w))
         }
     };
-}
-
-/// Refuses a generator spec whose graph would not fit in the memory this machine has (instead of aborting on a
-/// failed allocation halfway through), naming the bytes asked and available.
-pub(crate) fn fits_in_memory(spec: &str, parsed: &irgc_gen::GenSpec) -> Result<()> {
-    let need = parsed.estimated_bytes();
-    if let Some(have) = irgc_runtime::memory::available_memory() {
-        if need > have {
-            let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-            anyhow::bail!(
-                "generating `{spec}` needs about {:.1} GiB of memory, but this machine has {:.1} GiB available; \
-                 choose a smaller scale, size or degree",
-                gib(need),
-                gib(have)
-            );
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod arch;
-mod backend;
+use irgc_driver::backend;
 mod bench;
 mod check;
 mod compile;

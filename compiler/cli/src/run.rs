@@ -7,7 +7,7 @@
 //!
 //! With `--backend cuda` the GPU is opened first of all, so a machine without a CUDA driver says so at once.
 
-pub mod execute;
+pub use irgc_driver::execute;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

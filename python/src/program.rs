@@ -1,0 +1,268 @@
+//! `irgc._native.Program`: a compiled program, and its runs on a graph through `irgc_driver::execute` (the code
+//! `irgc run` runs), with params resolved and outputs verified by the runtime exactly as the CLI does.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use irgc_driver::backend::CpuBackend;
+use irgc_driver::compile::{CompileError, Compiled};
+use irgc_driver::execute::{self, Finished, Target};
+use irgc_runtime::{CheckReport, RunOptions, DEFAULT_MAX_LAUNCHES};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use crate::{errors, graph::Graph, outputs};
+
+/// The most worker threads a run may ask for, as `irgc run --threads` allows.
+const MAX_THREADS: usize = 4096;
+
+#[pyclass(frozen, module = "irgc._native")]
+pub struct Program {
+    compiled: Compiled,
+    /// The Cranelift kernels, compiled at the first CPU run and kept for the next.
+    cpu: Mutex<Option<Arc<CpuBackend>>>,
+}
+
+fn compile_error(e: CompileError) -> PyErr {
+    errors::CompileError::new_err(e.to_string())
+}
+
+/// The optimizer's options with the named passes off; an unknown name is an error.
+fn opt_options(disable: Vec<String>) -> PyResult<irgc_opt::Options> {
+    let mut o = irgc_opt::Options::default();
+    for name in disable {
+        if !irgc_opt::PASSES.iter().any(|p| p.name == name) {
+            let known: Vec<&str> = irgc_opt::PASSES.iter().map(|p| p.name).collect();
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "no optimizer pass `{name}` (passes: {})",
+                known.join(", ")
+            )));
+        }
+        o.disabled.insert(name);
+    }
+    Ok(o)
+}
+
+/// What a run produced, before it becomes Python objects (built while the GIL is released).
+struct RunOutput {
+    finished: Finished,
+    outputs: Vec<outputs::Converted>,
+    verification: Option<Vec<CheckReport>>,
+    stats_json: String,
+    digest: u64,
+}
+
+impl Program {
+    fn new(compiled: Compiled) -> Self {
+        Program { compiled, cpu: Mutex::new(None) }
+    }
+
+    fn cpu_kernels(&self) -> PyResult<Arc<CpuBackend>> {
+        let mut slot = self.cpu.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(k) = slot.as_ref() {
+            return Ok(k.clone());
+        }
+        let k = Arc::new(
+            irgc_driver::backend::compile_cpu(&self.compiled.module).map_err(|e| errors::run(format!("{e:#}")))?,
+        );
+        *slot = Some(k.clone());
+        Ok(k)
+    }
+
+    /// The whole run without the GIL: kernels, params, the plan, verification, conversion.
+    fn run_detached(
+        &self,
+        graph: &Graph,
+        backend: &str,
+        given: &[(String, String)],
+        verify: bool,
+        options: RunOptions,
+        arch: Option<&str>,
+    ) -> PyResult<RunOutput> {
+        let artifact = &self.compiled.artifact;
+        let csr = &graph.csr;
+        // As `irgc run`: the GPU is opened first, so a machine without one says so before any other work.
+        let gpu = match backend {
+            "cuda" => Some(execute::open_gpu().map_err(|e| errors::cuda(format!("{e:#}")))?),
+            _ => None,
+        };
+        let params = irgc_runtime::resolve_params(artifact, csr, given).map_err(|e| errors::from_run_error(&e))?;
+        let finished = match gpu {
+            None => {
+                let kernels = self.cpu_kernels()?;
+                execute::on_cpu(&kernels, artifact, csr, &graph.name, &params, options)
+                    .map_err(|e| errors::from_anyhow(&e, errors::run))?
+            }
+            Some(gpu) => {
+                let program = execute::prepare_cuda(gpu, &self.compiled.module, artifact, arch)
+                    .map_err(|e| errors::from_anyhow(&e, errors::cuda))?;
+                execute::on_cuda(program, artifact, csr, &graph.name, &params, options)
+                    .map_err(|e| errors::from_anyhow(&e, errors::cuda))?
+            }
+        };
+        let verification = if verify {
+            let reports = irgc_runtime::verify(artifact, csr, &params, &finished.outputs)
+                .map_err(|e| errors::from_run_error(&e))?;
+            Some(reports)
+        } else {
+            None
+        };
+        let outputs = finished
+            .outputs
+            .iter()
+            .map(|o| outputs::convert(o, csr.num_nodes()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(errors::run)?;
+        let stats_json = serde_json::to_string(&finished.stats).map_err(|e| errors::run(e.to_string()))?;
+        let digest = irgc_runtime::digest(&finished.outputs);
+        Ok(RunOutput { finished, outputs, verification, stats_json, digest })
+    }
+}
+
+#[pymethods]
+impl Program {
+    /// Compiles the program in the file at `path`, with the optimizer's passes named in `disable` off.
+    #[staticmethod]
+    #[pyo3(signature = (path, disable=Vec::new()))]
+    fn compile_file(py: Python<'_>, path: PathBuf, disable: Vec<String>) -> PyResult<Program> {
+        let options = opt_options(disable)?;
+        let compiled = py.detach(|| irgc_driver::compile::compile_file(&path, &options)).map_err(compile_error)?;
+        Ok(Program::new(compiled))
+    }
+
+    /// Compiles the program `text`; diagnostics call it `name`.
+    #[staticmethod]
+    #[pyo3(signature = (name, text, disable=Vec::new()))]
+    fn compile_source(py: Python<'_>, name: &str, text: &str, disable: Vec<String>) -> PyResult<Program> {
+        let options = opt_options(disable)?;
+        let compiled =
+            py.detach(|| irgc_driver::compile::compile_source(name, text, &options)).map_err(compile_error)?;
+        Ok(Program::new(compiled))
+    }
+
+    /// The program's name (its `program` declaration, else the file's stem).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.compiled.artifact.name
+    }
+
+    /// Rendered warnings of the front end ("" when none).
+    #[getter]
+    fn warnings(&self) -> &str {
+        &self.compiled.warnings
+    }
+
+    /// Every param: `(name, type, default as text or None)`.
+    #[getter]
+    fn params(&self) -> Vec<(String, &'static str, Option<String>)> {
+        let a = &self.compiled.artifact;
+        a.params
+            .iter()
+            .map(|p| {
+                let default = p.default.map(|v| irgc_runtime::format_value(v.ty, v.bits, "inf"));
+                (p.name.clone(), p.ty.name(), default)
+            })
+            .collect()
+    }
+
+    /// Every output: `(name, type)`.
+    #[getter]
+    fn outputs(&self) -> Vec<(String, &'static str)> {
+        let a = &self.compiled.artifact;
+        a.outputs.iter().filter_map(|o| a.globals.get(o.global)).map(|g| (g.name.clone(), g.elem.name())).collect()
+    }
+
+    /// Runs the program on `graph`. `params` are `(name, value)` texts as `--param` takes them (node values as the
+    /// graph's ids, or `#i` for index i); returns a dict the Python layer turns into a `Result`.
+    #[pyo3(signature = (graph, backend="cpu", params=Vec::new(), verify=false, threads=None,
+                        max_launches=DEFAULT_MAX_LAUNCHES, arch=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        graph: &Bound<'py, Graph>,
+        backend: &str,
+        params: Vec<(String, String)>,
+        verify: bool,
+        threads: Option<usize>,
+        max_launches: u64,
+        arch: Option<String>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let bad = |msg: String| pyo3::exceptions::PyValueError::new_err(msg);
+        match backend {
+            "cpu" if arch.is_some() => return Err(bad("arch applies to backend=\"cuda\" only".into())),
+            "cuda" if threads.is_some() => return Err(bad("threads applies to backend=\"cpu\" only".into())),
+            "cpu" | "cuda" => {}
+            other => return Err(bad(format!("backend must be \"cpu\" or \"cuda\", not {other:?}"))),
+        }
+        match threads {
+            Some(0) => return Err(bad("threads must be at least 1".into())),
+            Some(t) if t > MAX_THREADS => {
+                return Err(bad(format!("threads={t} is more than irgc allows ({MAX_THREADS})")))
+            }
+            _ => {}
+        }
+        let options = RunOptions {
+            threads,
+            max_launches,
+            collect_stats: true,
+            outline: true,
+            outline_loops: false,
+            memory_limit: None,
+        };
+        let g = graph.get();
+        let out = py.detach(|| self.run_detached(g, backend, &params, verify, options, arch.as_deref()))?;
+        to_dict(py, out, backend)
+    }
+}
+
+/// The run as a dict of plain Python values and `bytes`.
+fn to_dict<'py>(py: Python<'py>, out: RunOutput, backend: &str) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let f = &out.finished;
+    let outs = PyList::empty(py);
+    for o in &out.outputs {
+        let item = PyDict::new(py);
+        item.set_item("name", &o.name)?;
+        item.set_item("type", o.ty)?;
+        item.set_item("dtype", o.dtype)?;
+        item.set_item("kind", o.kind)?;
+        item.set_item("shape", &o.shape)?;
+        item.set_item("data", PyBytes::new(py, &o.data))?;
+        item.set_item("absent", PyBytes::new(py, &o.absent))?;
+        item.set_item("absent_word", o.absent_word)?;
+        outs.append(item)?;
+    }
+    d.set_item("outputs", outs)?;
+    d.set_item("backend", backend)?;
+    d.set_item("setup_seconds", f.setup_time.as_secs_f64())?;
+    d.set_item("compute_seconds", f.compute_time.as_secs_f64())?;
+    d.set_item("launches", f.launches)?;
+    d.set_item("digest", format!("{:016x}", out.digest))?;
+    d.set_item("stats_json", &out.stats_json)?;
+    match &f.target {
+        Target::Cpu { threads } => d.set_item("threads", threads)?,
+        Target::Cuda { device, arch, upload, upload_bytes, readback } => {
+            d.set_item("device", device)?;
+            d.set_item("arch", arch)?;
+            d.set_item("upload_seconds", upload.as_secs_f64())?;
+            d.set_item("upload_bytes", upload_bytes)?;
+            d.set_item("readback_seconds", readback.as_secs_f64())?;
+        }
+    }
+    match &out.verification {
+        None => d.set_item("verification", py.None())?,
+        Some(reports) => {
+            let list = PyList::empty(py);
+            for r in reports {
+                let item = PyDict::new(py);
+                item.set_item("output", &r.output)?;
+                item.set_item("reference", &r.reference)?;
+                item.set_item("summary", &r.summary)?;
+                list.append(item)?;
+            }
+            d.set_item("verification", list)?;
+        }
+    }
+    Ok(d)
+}
