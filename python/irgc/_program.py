@@ -131,6 +131,11 @@ class Result(Mapping):
         self.verification = raw["verification"]
         #: Per-launch and per-round records, as ``irgc run --json --stats`` reports them.
         self.stats = json.loads(raw["stats_json"])
+        #: What the plan's ``print`` recorded: ``{"label", "type", "text", "value", "round"}`` each.
+        self.printed = self.stats.get("printed", [])
+        #: How the graph was changed to fit the program (symmetrized for ``graph G(undirected)``, default
+        #: weights), one sentence each; empty when it fit as given.
+        self.adjusted = list(raw["adjusted"])
 
     def __getitem__(self, name):
         return self._arrays[name]

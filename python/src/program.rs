@@ -50,6 +50,8 @@ struct RunOutput {
     verification: Option<Vec<CheckReport>>,
     stats_json: String,
     digest: u64,
+    /// What was changed to fit the graph to the program (`irgc_runtime::fit_graph`).
+    adjusted: Vec<String>,
 }
 
 impl Program {
@@ -80,7 +82,9 @@ impl Program {
         arch: Option<&str>,
     ) -> PyResult<RunOutput> {
         let artifact = &self.compiled.artifact;
-        let csr = &graph.csr;
+        // As `irgc run`: a program that declares `graph G(undirected)` or a default weight gets a graph that fits.
+        let fitted = irgc_runtime::fit_graph(artifact, &graph.csr, &graph.name);
+        let csr = fitted.as_ref().map_or(&graph.csr, |f| &f.csr);
         // As `irgc run`: the GPU is opened first, so a machine without one says so before any other work.
         let gpu = match backend {
             "cuda" => Some(execute::open_gpu().map_err(|e| errors::cuda(format!("{e:#}")))?),
@@ -115,7 +119,8 @@ impl Program {
             .map_err(errors::run)?;
         let stats_json = serde_json::to_string(&finished.stats).map_err(|e| errors::run(e.to_string()))?;
         let digest = irgc_runtime::digest(&finished.outputs);
-        Ok(RunOutput { finished, outputs, verification, stats_json, digest })
+        let adjusted = fitted.map(|f| f.notes).unwrap_or_default();
+        Ok(RunOutput { finished, outputs, verification, stats_json, digest, adjusted })
     }
 }
 
@@ -240,6 +245,7 @@ fn to_dict<'py>(py: Python<'py>, out: RunOutput, backend: &str) -> PyResult<Boun
     d.set_item("launches", f.launches)?;
     d.set_item("digest", format!("{:016x}", out.digest))?;
     d.set_item("stats_json", &out.stats_json)?;
+    d.set_item("adjusted", &out.adjusted)?;
     match &f.target {
         Target::Cpu { threads } => d.set_item("threads", threads)?,
         Target::Cuda { device, arch, upload, upload_bytes, readback } => {
