@@ -18,5 +18,5 @@ pub mod write;
 pub use cache::{load_cache, load_graph_cached, save_cache, CacheOutcome};
 pub use csr::{BuildOptions, Csr, EdgeList, NodeLabels, Weights};
 pub use error::{LoadError, WriteError};
-pub use load::{detect_format, load_edge_list, load_graph, Format, LoadOptions, WeightSpec};
+pub use load::{detect_format, load_edge_list, load_graph, Column, Columns, Format, LoadOptions, WeightSpec};
 pub use write::write_graph;
