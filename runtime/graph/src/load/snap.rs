@@ -1,4 +1,4 @@
-//! Plain edge lists (SNAP `.txt`, `.tsv`, `.el`, `.wel`, ...): `#` or `%` comment lines, then `u v [w]` per line,
+//! Plain edge lists (SNAP `.txt`, `.el`, `.wel`, ...): `#` or `%` comment lines, then `u v [w]` per line,
 //! separated by tabs or spaces, directed as written.
 //!
 //! Ids are arbitrary 64-bit numbers, numbered as `ids.rs` describes.
