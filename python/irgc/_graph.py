@@ -90,12 +90,14 @@ class Graph:
 
     @classmethod
     def load(cls, path, *, format=None, symmetrize=False, drop_self_loops=False, dedupe=False, weights=None,
-             cache=True):
+             cache=True, columns=None):
         """A graph file in any format ``irgc run --graph`` reads (MatrixMarket, DIMACS, METIS, SNAP edge lists,
-        ...; compressed or not), through the same binary cache unless ``cache=False``. The options are
-        ``irgc run``'s: ``weights`` is ``"const:W"`` or ``"random:LO:HI[:SEED]"``; ``symmetrize`` also drops
-        self loops and duplicates."""
-        native = _native.Graph.load(os.fspath(path), format, symmetrize, drop_self_loops, dedupe, weights, cache)
+        CSV/TSV tables, WebGraph ASCII, ...; compressed or not), through the same binary cache unless
+        ``cache=False``. The options are ``irgc run``'s: ``weights`` is ``"const:W"`` or
+        ``"random:LO:HI[:SEED]"``; ``symmetrize`` also drops self loops and duplicates; ``columns`` picks a
+        table's source, destination and weight columns (``"src,dst,weight"``, by header name or 0-based index)."""
+        native = _native.Graph.load(os.fspath(path), format, symmetrize, drop_self_loops, dedupe, weights, cache,
+                                    columns)
         return cls(native)
 
     # ----- what a graph is -----

@@ -110,7 +110,7 @@ impl Graph {
     /// cache unless `cache` is false. `weights` is `--weights`' spec (`const:W`, `random:LO:HI[:SEED]`).
     #[staticmethod]
     #[pyo3(signature = (path, format=None, symmetrize=false, drop_self_loops=false, dedupe=false, weights=None,
-                        cache=true))]
+                        cache=true, columns=None))]
     #[allow(clippy::too_many_arguments)]
     fn load(
         py: Python<'_>,
@@ -121,6 +121,7 @@ impl Graph {
         dedupe: bool,
         weights: Option<&str>,
         cache: bool,
+        columns: Option<&str>,
     ) -> PyResult<Graph> {
         let format = format.map(Format::from_str).transpose().map_err(|e| errors::graph(e.to_string()))?;
         let weights = match weights {
@@ -129,7 +130,9 @@ impl Graph {
         };
         // As the CLI's --symmetrize: the reverse edges make self loops and duplicates, which go too.
         let build = build_options(symmetrize, symmetrize || drop_self_loops, symmetrize || dedupe);
-        let opts = LoadOptions { format, build, weights };
+        // `--columns SRC,DST[,WEIGHT]` of a CSV/TSV table: header names or 0-based indices.
+        let columns = columns.map(str::parse).transpose().map_err(|e: String| errors::graph(e))?;
+        let opts = LoadOptions { format, build, weights, columns };
         let name = path.file_name().map_or(path.display().to_string(), |n| n.to_string_lossy().into_owned());
         let (csr, cache) = py
             .detach(|| irgc_driver::graph::load_file(&path, &opts, cache, &mut |_, _| {}))

@@ -99,3 +99,32 @@ def test_concurrent_runs_share_a_program():
     for t in threads:
         t.join()
     assert digests == [expected] * 12
+
+
+def test_csv_table_with_a_header_and_chosen_columns(tmp_path):
+    # The same path 100 - 200 - 300 with weights, as pandas would export it, columns picked by name.
+    table = tmp_path / "edges.csv"
+    table.write_text("weight,from,to\n5,100,200\n7,200,300\n")
+    g = irgc.load(table, columns="from,to,weight", cache=False)
+    assert (g.num_nodes, g.num_edges) == (3, 2)
+    r = program("sssp/sssp_worklist.irg").run(g, params={"source": 100}, verify=True)
+    assert dict(zip(r.nodes.tolist(), r["dist"].tolist())) == {100: 0, 200: 5, 300: 12}
+
+
+def test_an_undirected_program_on_a_directed_graph_is_fitted_and_says_so():
+    g = nx.DiGraph([(0, 1), (1, 2), (3, 2)])
+    r = program("bfs/bfs_do.irg").run(g, params={"source": 0}, verify=True)
+    assert r.adjusted and r.adjusted[0].startswith("symmetrized")
+    assert r["level"].tolist() == [0, 1, 2, 3]
+    r = program("bfs/bfs_worklist.irg").run(g, params={"source": 0})
+    assert r.adjusted == []
+
+
+def test_plan_prints_reach_python():
+    src = (
+        "graph G;\nnode x: u32 = 0;\noutput x;\n"
+        "kernel count() -> sum u64 { forall v in G.nodes { reduce 1; } }\n"
+        "plan { let n = count(); print(n, n * 2); }\n"
+    )
+    r = irgc.compile(src).run(nx.path_graph(5))
+    assert [(p["label"], p["text"]) for p in r.printed] == [("n", "5"), ("n * 2", "10")]

@@ -16,9 +16,16 @@ pub struct GenArgs {
     /// The file to write (`.xz`, `.gz`, `.bz2` suffixes compress).
     #[arg(short, long)]
     output: PathBuf,
-    /// The output format (default: from the file name): mtx, dimacs, pace, metis, edgelist, ldbc, galois.
+    /// The output format (default: from the file name): mtx, dimacs, pace, metis, edgelist, csv, graph-txt, ldbc,
+    /// galois.
     #[arg(long, value_name = "F")]
     format: Option<Format>,
+}
+
+/// The text after `irgc gen --help`'s options: every generator with its keys and defaults, from the generators'
+/// own catalog (so it lists exactly what the parser accepts).
+pub fn after_help() -> String {
+    format!("{}\nExample: irgc gen rmat:scale=16,ef=16,seed=1 -o rmat16.mtx", irgc_gen::catalog::help_text())
 }
 
 pub fn run(args: &GenArgs) -> Result<ExitCode> {
@@ -26,11 +33,12 @@ pub fn run(args: &GenArgs) -> Result<ExitCode> {
     let format = match args.format.or_else(|| Format::from_file_name(&args.output)) {
         Some(f) => f,
         None => {
+            let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
             return Err(anyhow!(
-                "cannot tell the format of {} from its name; give --format (mtx, dimacs, pace, metis, edgelist, ldbc, \
-                 galois)",
-                args.output.display()
-            ))
+                "cannot tell the format of {} from its name; give --format ({})",
+                args.output.display(),
+                names.join(", ")
+            ));
         }
     };
     let start = Instant::now();

@@ -12,7 +12,9 @@ use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use irgc_graph::{load::splitmix64, Weights};
-use irgc_graph::{load_graph, load_graph_cached, BuildOptions, CacheOutcome, Csr, Format, LoadOptions, WeightSpec};
+use irgc_graph::{
+    load_graph, load_graph_cached, BuildOptions, CacheOutcome, Columns, Csr, Format, LoadOptions, WeightSpec,
+};
 
 pub use irgc_driver::graph::parse_weights;
 use irgc_driver::graph::writable;
@@ -30,10 +32,16 @@ pub struct GraphArgs {
     /// Keep one edge per (source, destination) pair: the first in the file.
     #[arg(long)]
     pub dedupe: bool,
-    /// The input format (default: from the file name, then the content): mtx, dimacs, pace, metis, edgelist, ldbc,
-    /// galois.
+    /// The input format (default: from the file name, then the content): mtx, dimacs, pace, metis, edgelist, csv
+    /// (also .tsv), graph-txt (WebGraph ASCII), ldbc, galois.
     #[arg(long, value_name = "F")]
     pub format: Option<Format>,
+    /// For CSV/TSV tables (and edge lists): the columns holding each edge's source, destination and, optionally,
+    /// weight, each a header name or a 0-based index: `--columns from,to,cost`, `--columns 1,2`. Without a weight
+    /// column the edges are unweighted. Default: the first two columns, and the third as the weight if it is a
+    /// number. A first row whose source and destination are not integers is a header.
+    #[arg(long, value_name = "SRC,DST[,WEIGHT]")]
+    pub columns: Option<Columns>,
     /// Replace the edge weights: `const:W`, or `random:LO:HI[:SEED]` (uniform integers, both directions of an
     /// undirected edge equal).
     #[arg(long, value_name = "SPEC", value_parser = parse_weights)]
@@ -96,6 +104,9 @@ pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
         if args.format.is_some() {
             bail!("--format applies to graph files, not to generated graphs (--graph {spec})");
         }
+        if args.columns.is_some() {
+            bail!("--columns applies to graph files, not to generated graphs (--graph {spec})");
+        }
         let parsed = irgc_gen::GenSpec::parse(gen).map_err(|e| anyhow!("--graph {spec}: {e}"))?;
         fits_in_memory(spec, &parsed)?;
         let mut csr = irgc_gen::generate(&parsed).map_err(|e| anyhow!("--graph {spec}: {e}"))?;
@@ -115,6 +126,7 @@ pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
             dedupe: args.symmetrize || args.dedupe,
         },
         weights: args.weights.unwrap_or_default(),
+        columns: args.columns.clone(),
     };
     let mut progress = Progress::new(&name);
     let dir = if args.no_cache {

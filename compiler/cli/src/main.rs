@@ -10,6 +10,7 @@ mod check;
 mod compile;
 mod gen;
 mod graph_input;
+mod info;
 mod optimize;
 mod plot;
 mod run;
@@ -58,8 +59,12 @@ Example: irgc compile programs/bfs/bfs_worklist.irg --emit ir-opt --disable-pass
 Example: irgc run programs/bfs/bfs_worklist.irg --graph road.mtx --param source=1 --verify --stats")]
     Run(run::RunArgs),
     /// Generate a graph from a spec (rmat, kron, er, rgg, delaunay, grid) and write it in any supported format.
-    #[command(after_help = "Example: irgc gen rmat:scale=16,ef=16,seed=1 -o rmat16.mtx")]
+    #[command(after_help = gen::after_help())]
     Gen(gen::GenArgs),
+    /// Describe a graph: nodes, edges, direction, loops, duplicates, weights, degrees, components, diameter.
+    #[command(after_help = "Loads the graph as `run` does (same options, same cache).\n\
+Example: irgc info road.gr.xz --json")]
+    Info(info::InfoArgs),
     /// Time programs on graphs (median of N runs, MTEPS, GB/s), verified, optionally beside hand-written Rust.
     #[command(
         after_help = "Exit status: 0 when every row verified (or has no check), 1 on a wrong answer or error.\n\
@@ -109,6 +114,7 @@ fn main() -> ExitCode {
         Command::Compile(args) => compile::run(&args, color),
         Command::Run(args) => run::run(&args, color),
         Command::Gen(args) => gen::run(&args),
+        Command::Info(args) => info::run(&args),
         Command::Bench(args) => bench::run(&args, color),
         Command::Plot(args) => plot::run(&args),
         Command::Passes => Ok(optimize::list()),

@@ -22,6 +22,7 @@
 //! both directions of an edge agree by construction.
 
 mod assemble;
+pub mod catalog;
 mod delaunay;
 mod er;
 mod grid;
@@ -33,13 +34,14 @@ mod spec;
 mod weights;
 
 pub use assemble::assemble;
+pub use catalog::{DEFAULT_DEGREE, DEFAULT_EDGE_FACTOR, DEFAULT_SEED};
 pub use delaunay::{delaunay_points_and_edges, DelaunayParams};
 pub use er::{er_edges, ErParams};
 pub use grid::{grid_edges, GridParams, DEFAULT_DROP};
 pub use points::random_points;
 pub use rgg::{default_radius, rgg_points_and_edges, RggParams};
 pub use rmat::{rmat_edges, RmatParams, RmatPreset};
-pub use spec::{GenError, GenSpec, GraphSpec, DEFAULT_DEGREE, DEFAULT_EDGE_FACTOR, DEFAULT_SEED};
+pub use spec::{GenError, GenSpec, GraphSpec};
 pub use weights::WeightSpec;
 
 use irgc_graph::Csr;

@@ -10,6 +10,7 @@ use std::fmt;
 
 use thiserror::Error;
 
+use crate::catalog::{self, GeneratorDoc, DEFAULT_DEGREE, DEFAULT_EDGE_FACTOR, DEFAULT_SEED};
 use crate::delaunay::DelaunayParams;
 use crate::er::ErParams;
 use crate::grid::{GridParams, DEFAULT_DROP};
@@ -17,30 +18,15 @@ use crate::rgg::RggParams;
 use crate::rmat::{RmatParams, RmatPreset};
 use crate::weights::WeightSpec;
 
-/// The seed used when a spec gives none.
-pub const DEFAULT_SEED: u64 = 1;
-/// The R-MAT edge factor used when a spec gives none (the Graph500 one).
-pub const DEFAULT_EDGE_FACTOR: u32 = 16;
-/// The Erdős–Rényi average degree used when a spec gives none.
-pub const DEFAULT_DEGREE: f64 = 16.0;
-
-const KINDS: &str = "rmat, kron, er, rgg, delaunay, grid";
-const RMAT_KEYS: &str = "scale, ef, a, b, c, d, preset, seed, weights";
-const KRON_KEYS: &str = "scale, ef, seed, weights";
-const ER_KEYS: &str = "n, scale, deg, seed, weights";
-const RGG_KEYS: &str = "n, scale, radius, seed, weights";
-const DELAUNAY_KEYS: &str = "n, scale, seed, weights";
-const GRID_KEYS: &str = "w, h, drop, seed, weights";
-
 /// A spec that could not be parsed. Every message names the offending key or value and what would be valid.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum GenError {
     #[error("unknown generator `{kind}`; valid generators: {valid}")]
-    UnknownKind { kind: String, valid: &'static str },
+    UnknownKind { kind: String, valid: String },
     #[error("unknown key `{key}` for generator `{kind}`; valid keys: {valid}")]
-    UnknownKey { kind: &'static str, key: String, valid: &'static str },
+    UnknownKey { kind: &'static str, key: String, valid: String },
     #[error("`{item}` in generator `{kind}` is not KEY=VALUE; valid keys: {valid}")]
-    NotKeyValue { kind: &'static str, item: String, valid: &'static str },
+    NotKeyValue { kind: &'static str, item: String, valid: String },
     #[error("key `{key}` is given twice")]
     DuplicateKey { key: String },
     #[error("bad value `{value}` for key `{key}`: expected {expected}")]
@@ -83,23 +69,25 @@ impl GraphSpec {
 /// The `key=value` pairs of one spec, consumed as they are read so that leftovers can be reported as unknown.
 struct Keys {
     kind: &'static str,
-    valid: &'static str,
+    /// The keys the catalog lists for `kind`; the only ones [`Keys::take`] may ask for.
+    doc: &'static GeneratorDoc,
     map: BTreeMap<String, String>,
 }
 
 impl Keys {
-    fn parse(kind: &'static str, valid: &'static str, body: &str) -> Result<Keys, GenError> {
+    fn parse(doc: &'static GeneratorDoc, body: &str) -> Result<Keys, GenError> {
+        let kind = doc.name;
         let mut map = BTreeMap::new();
         for item in body.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let Some((key, value)) = item.split_once('=') else {
-                return Err(GenError::NotKeyValue { kind, item: item.to_string(), valid });
+                return Err(GenError::NotKeyValue { kind, item: item.to_string(), valid: doc.key_names() });
             };
             let key = key.trim().to_ascii_lowercase();
             if map.insert(key.clone(), value.trim().to_string()).is_some() {
                 return Err(GenError::DuplicateKey { key });
             }
         }
-        Ok(Keys { kind, valid, map })
+        Ok(Keys { kind, doc, map })
     }
 
     fn take<T>(
@@ -108,6 +96,11 @@ impl Keys {
         expected: &str,
         convert: impl FnOnce(&str) -> Option<T>,
     ) -> Result<Option<T>, GenError> {
+        debug_assert!(
+            self.doc.keys.iter().any(|k| k.name == key),
+            "`{key}` is missing from the catalog of {}",
+            self.kind
+        );
         match self.map.remove(key) {
             None => Ok(None),
             Some(value) => match convert(&value) {
@@ -146,7 +139,7 @@ impl Keys {
     /// Fails on the first key nobody asked for.
     fn finish(self) -> Result<(), GenError> {
         match self.map.into_keys().next() {
-            Some(key) => Err(GenError::UnknownKey { kind: self.kind, key, valid: self.valid }),
+            Some(key) => Err(GenError::UnknownKey { kind: self.kind, key, valid: self.doc.key_names() }),
             None => Ok(()),
         }
     }
@@ -180,11 +173,15 @@ impl GenSpec {
     pub fn parse(spec: &str) -> Result<GenSpec, GenError> {
         let (kind, body) = spec.trim().split_once(':').unwrap_or((spec.trim(), ""));
         let kind = kind.trim().to_ascii_lowercase();
-        let (graph, weights) = match kind.as_str() {
-            "rmat" => parse_rmat(Keys::parse("rmat", RMAT_KEYS, body)?, false)?,
-            "kron" => parse_rmat(Keys::parse("kron", KRON_KEYS, body)?, true)?,
+        let Some(doc) = catalog::generator(&kind) else {
+            return Err(GenError::UnknownKind { kind, valid: catalog::names() });
+        };
+        let keys = Keys::parse(doc, body)?;
+        let (graph, weights) = match doc.name {
+            "rmat" => parse_rmat(keys, false)?,
+            "kron" => parse_rmat(keys, true)?,
             "er" => {
-                let mut k = Keys::parse("er", ER_KEYS, body)?;
+                let mut k = keys;
                 let n = k.node_count("`n` or `scale`")?;
                 let deg = k
                     .take("deg", "a non-negative number", |s| {
@@ -196,7 +193,7 @@ impl GenSpec {
                 (GraphSpec::Er(ErParams { n, deg, seed }), weights)
             }
             "rgg" => {
-                let mut k = Keys::parse("rgg", RGG_KEYS, body)?;
+                let mut k = keys;
                 let n = k.node_count("`n` or `scale`")?;
                 let radius = k.take("radius", "a positive number", |s| {
                     s.parse().ok().filter(|r: &f64| r.is_finite() && *r > 0.0)
@@ -206,14 +203,14 @@ impl GenSpec {
                 (GraphSpec::Rgg(RggParams { n, radius, seed }), weights)
             }
             "delaunay" => {
-                let mut k = Keys::parse("delaunay", DELAUNAY_KEYS, body)?;
+                let mut k = keys;
                 let n = k.node_count("`n` or `scale`")?;
                 let (seed, weights) = (k.seed()?, k.weights()?);
                 k.finish()?;
                 (GraphSpec::Delaunay(DelaunayParams { n, seed }), weights)
             }
             "grid" => {
-                let mut k = Keys::parse("grid", GRID_KEYS, body)?;
+                let mut k = keys;
                 let side = |s: &str| s.parse().ok().filter(|&x: &u32| x >= 1);
                 let w = k.take("w", "a positive integer", side)?;
                 let h = k.take("h", "a positive integer", side)?;
@@ -232,7 +229,8 @@ impl GenSpec {
                 k.finish()?;
                 (GraphSpec::Grid(GridParams { w, h, drop, seed }), weights)
             }
-            _ => return Err(GenError::UnknownKind { kind, valid: KINDS }),
+            // Only a catalog entry without a parser gets here (the catalog tests parse every entry's example).
+            _ => return Err(GenError::UnknownKind { kind, valid: catalog::names() }),
         };
         Ok(GenSpec { graph, weights })
     }

@@ -108,3 +108,36 @@ fn error_messages_name_the_problem_and_the_alternatives() {
     assert_eq!(error("er:n=5,weights=float:1:1"), format!("bad value `float:1:1` for key `weights`: {weights}"));
     assert_eq!(error("er:n=5,weights=heavy"), format!("bad value `heavy` for key `weights`: {weights}"));
 }
+
+#[test]
+fn every_catalog_example_parses_and_every_listed_key_is_read_by_the_parser() {
+    for g in irgc_gen::catalog::GENERATORS {
+        GenSpec::parse(g.example).unwrap_or_else(|e| panic!("the example `{}` does not parse: {e}", g.example));
+        for k in g.keys {
+            // The example with this key set to a value no key accepts: the parser must name this key as bad, which it
+            // can only do if it reads the key (an unread key would be reported as unknown).
+            let (_, body) = g.example.split_once(':').unwrap();
+            let mut items: Vec<String> =
+                body.split(',').filter(|i| !i.starts_with(&format!("{}=", k.name))).map(String::from).collect();
+            items.push(format!("{}=!", k.name));
+            let spec = format!("{}:{}", g.name, items.join(","));
+            assert!(
+                matches!(GenSpec::parse(&spec), Err(irgc_gen::GenError::BadValue { key, .. }) if key == k.name),
+                "`{spec}`: {:?}",
+                GenSpec::parse(&spec)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_help_lists_every_generator_with_its_keys_and_defaults() {
+    let help = irgc_gen::catalog::help_text();
+    for g in irgc_gen::catalog::GENERATORS {
+        assert!(help.contains(&format!("\n  {}  ", g.name)), "{} missing from:\n{help}", g.name);
+        assert!(help.contains(g.example), "{help}");
+    }
+    assert!(help.contains("ef       default 16 "), "{help}");
+    assert!(help.contains("drop     default 0.25 "), "{help}");
+    assert!(help.contains("scale    required "), "{help}");
+}

@@ -307,6 +307,11 @@ pub fn cache_path(path: &Path, opts: &LoadOptions, cache_dir: &Path) -> Result<P
             h.add(&seed.to_le_bytes());
         }
     }
+    // Nothing is added without a selection, so caches made before selections existed stay valid.
+    if let Some(c) = &opts.columns {
+        h.add(b"columns:");
+        h.add(c.to_string().as_bytes());
+    }
     let stem: String = display_name(path)
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '_' })

@@ -8,16 +8,19 @@
 //!
 //! Files are read by [`load_graph`] (every format in [`Format`], compressed with xz, gzip or bzip2 or not), written
 //! by [`write_graph`], and kept as a binary CSR cache by [`load_graph_cached`] so large text inputs are parsed once.
+//! [`GraphStats`] describes a loaded graph (`irgc info`).
 
 pub mod cache;
 mod csr;
 mod error;
 pub mod load;
+pub mod stats;
 mod symmetry;
 pub mod write;
 
 pub use cache::{load_cache, load_graph_cached, save_cache, CacheOutcome};
 pub use csr::{BuildOptions, Csr, EdgeList, NodeLabels, Weights};
 pub use error::{LoadError, WriteError};
-pub use load::{detect_format, load_edge_list, load_graph, Format, LoadOptions, WeightSpec};
+pub use load::{detect_format, load_edge_list, load_graph, Column, Columns, Format, LoadOptions, WeightSpec};
+pub use stats::GraphStats;
 pub use write::write_graph;

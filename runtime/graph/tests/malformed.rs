@@ -379,6 +379,9 @@ fn valid_samples() -> Vec<(&'static str, Vec<u8>)> {
         ("b.graph", b"4 2 11 2\n5 6 2 1\n1 1 1 1 3 2\n0 0 2 2\n3 3\n".to_vec()),
         ("a.txt", b"# c\r\n3 2\r\n10\t20\r\n20\t30\r\n".to_vec()),
         ("a.wel", b"5 9 1.5\n9 5 2\n".to_vec()),
+        ("a.csv", b"src,dst,w\n\"5\",9,1.5\n9 , 5,2\n".to_vec()),
+        ("a.tsv", b"# c\nu\tv\n1\t2\n".to_vec()),
+        ("a.graph-txt", b"3\n1 2\n\n0\n".to_vec()),
         ("d.gr", galois),
     ]
 }

@@ -78,10 +78,18 @@ fn directed_formats_round_trip() {
             (Format::MatrixMarket, "g.mtx"),
             (Format::Dimacs, "g.gr"),
             (Format::EdgeList, "g.txt"),
+            (Format::Csv, "g.csv"),
+            (Format::WebGraphAscii, "g.graph-txt"),
             (Format::Ldbc, "g.e"),
             (Format::GaloisBinary, "g.gr"),
         ] {
             if format == Format::GaloisBinary && matches!(weights, Some(Weights::Float(_))) {
+                continue;
+            }
+            if format == Format::WebGraphAscii && weights.is_some() {
+                let path = dir.path().join(name);
+                let err = write_graph(&g, format, &path).unwrap_err().to_string();
+                assert!(err.contains("has no edge weights"), "{err}");
                 continue;
             }
             for suffix in ["", ".gz", ".xz", ".bz2"] {
@@ -121,6 +129,9 @@ fn explicit_labels_survive_edge_lists_and_ldbc() {
     let back = load(&t);
     assert!(matches!(back.labels, NodeLabels::Explicit(_)));
     assert_eq!(labelled_edges(&back), labelled_edges(&g), "edge lists renumber nodes but keep labels");
+    let c = dir.path().join("g.csv.gz");
+    write_graph(&g, Format::Csv, &c).unwrap();
+    assert_eq!(labelled_edges(&load(&c)), labelled_edges(&g), "CSV tables keep labels too");
 }
 
 #[test]
@@ -238,10 +249,13 @@ fn cache_key_follows_options_and_input() {
     std::fs::write(&input, "1 2\n2 3\n").unwrap();
     let cache_dir = dir.path();
     let base = LoadOptions::default();
-    let sym = LoadOptions { build: BuildOptions { symmetrize: true, ..Default::default() }, ..base };
-    let w = LoadOptions { weights: WeightSpec::Constant(3), ..base };
-    let keys: Vec<_> = [base, sym, w].iter().map(|o| cache_path(&input, o, cache_dir).unwrap()).collect();
-    assert!(keys[0] != keys[1] && keys[1] != keys[2] && keys[0] != keys[2]);
+    let sym = LoadOptions { build: BuildOptions { symmetrize: true, ..Default::default() }, ..base.clone() };
+    let w = LoadOptions { weights: WeightSpec::Constant(3), ..base.clone() };
+    let cols = LoadOptions { columns: Some("1,0".parse().unwrap()), ..base.clone() };
+    let keys: Vec<_> = [&base, &sym, &w, &cols].iter().map(|o| cache_path(&input, o, cache_dir).unwrap()).collect();
+    for i in 0..keys.len() {
+        assert!(!keys[..i].contains(&keys[i]), "options {i} share a cache key with earlier ones");
+    }
     let (g, _) = load_graph_cached(&input, &sym, cache_dir, &mut |_, _| {}).unwrap();
     assert_eq!(g.num_edges(), 4);
     std::fs::write(&input, "1 2\n2 3\n3 1\n").unwrap();
@@ -337,7 +351,8 @@ fn weight_options() {
     let other = LoadOptions { weights: WeightSpec::UniformInt { lo: -3, hi: 1000, seed: 43 }, ..Default::default() };
     assert_ne!(load_text("a.gr", pace, &other).weights, g.weights, "the seed matters");
     // Directed input symmetrized by the build: keyed by pair too, so u->v and v->u listed separately agree.
-    let sym = LoadOptions { build: BuildOptions { symmetrize: true, dedupe: true, ..Default::default() }, ..random };
+    let sym =
+        LoadOptions { build: BuildOptions { symmetrize: true, dedupe: true, ..Default::default() }, ..random.clone() };
     let g = load_text("b.txt", "0 1\n1 0\n1 2\n", &sym);
     let Some(Weights::Int(w)) = &g.weights else { panic!() };
     assert_eq!((w[0], w[2]), (w[1], w[3]), "{w:?}");

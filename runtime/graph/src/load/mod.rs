@@ -5,9 +5,12 @@
 //! taken from [`LoadOptions::format`], else from the file name (ignoring a compression suffix), else, for the
 //! ambiguous `.gr` and for unknown suffixes, from the content.
 
+mod csv;
 mod dimacs;
 mod edges;
 mod galois;
+mod graph_txt;
+mod ids;
 pub(crate) mod input;
 mod ldbc;
 mod lines;
@@ -21,6 +24,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+pub use csv::{Column, Columns};
 pub(crate) use ldbc::pair_paths as ldbc_pair;
 pub use weights::{splitmix64, WeightSpec};
 
@@ -41,8 +45,12 @@ pub enum Format {
     Pace,
     /// METIS / Chaco adjacency lines (`.graph`).
     Metis,
-    /// SNAP-style edge list `u v [w]` (`.txt`, `.tsv`, `.el`, `.wel`, ...).
+    /// SNAP-style edge list `u v [w]` (`.txt`, `.el`, `.wel`, ...).
     EdgeList,
+    /// Delimited edge table with an optional header row (`.csv`, `.tsv`), columns chosen by [`Columns`].
+    Csv,
+    /// WebGraph ASCII: the node count, then one line of 0-based successors per node (`.graph-txt`).
+    WebGraphAscii,
     /// LDBC Graphalytics `.v` + `.e` pair.
     Ldbc,
     /// Galois binary CSR (`.gr`).
@@ -50,12 +58,14 @@ pub enum Format {
 }
 
 impl Format {
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 9] = [
         Format::MatrixMarket,
         Format::Dimacs,
         Format::Pace,
         Format::Metis,
         Format::EdgeList,
+        Format::Csv,
+        Format::WebGraphAscii,
         Format::Ldbc,
         Format::GaloisBinary,
     ];
@@ -68,6 +78,8 @@ impl Format {
             Format::Pace => "pace",
             Format::Metis => "metis",
             Format::EdgeList => "edgelist",
+            Format::Csv => "csv",
+            Format::WebGraphAscii => "graph-txt",
             Format::Ldbc => "ldbc",
             Format::GaloisBinary => "galois",
         }
@@ -83,7 +95,9 @@ impl Format {
             "mtx" | "mm" => Format::MatrixMarket,
             "graph" | "metis" | "chaco" => Format::Metis,
             "v" | "e" => Format::Ldbc,
-            "txt" | "tsv" | "el" | "wel" | "edges" | "edgelist" | "snap" => Format::EdgeList,
+            "txt" | "el" | "wel" | "edges" | "edgelist" | "snap" => Format::EdgeList,
+            "csv" | "tsv" => Format::Csv,
+            "graph-txt" => Format::WebGraphAscii,
             "bgr" => Format::GaloisBinary,
             _ => return None,
         })
@@ -106,7 +120,9 @@ impl FromStr for Format {
             "dimacs" | "dimacs9" | "sp" => Format::Dimacs,
             "pace" | "tw" => Format::Pace,
             "metis" | "graph" => Format::Metis,
-            "edgelist" | "snap" | "tsv" | "el" | "txt" => Format::EdgeList,
+            "edgelist" | "snap" | "el" | "txt" => Format::EdgeList,
+            "csv" | "tsv" => Format::Csv,
+            "graph-txt" | "webgraph" | "webgraph-ascii" => Format::WebGraphAscii,
             "ldbc" | "graphalytics" => Format::Ldbc,
             "galois" | "galois-binary" | "bgr" => Format::GaloisBinary,
             _ => {
@@ -118,7 +134,7 @@ impl FromStr for Format {
 }
 
 /// How to load a graph.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadOptions {
     /// The input format; `None` detects it from the file name and content.
     pub format: Option<Format>,
@@ -126,6 +142,9 @@ pub struct LoadOptions {
     pub build: BuildOptions,
     /// Where edge weights come from.
     pub weights: WeightSpec,
+    /// Which columns of a CSV/TSV table (or of an edge list read as one) hold the source, destination and weight;
+    /// `None` takes the defaults [`Columns`] describes. Other formats refuse a selection.
+    pub columns: Option<Columns>,
 }
 
 /// How many decompressed bytes format detection looks at.
@@ -149,6 +168,7 @@ pub fn load_edge_list(
     opts.weights.validate()?;
     let format = opts.format.or_else(|| Format::from_file_name(path));
     let mut parsed = if format == Some(Format::Ldbc) {
+        check_columns(Format::Ldbc, opts)?;
         let total = input_files(path, Some(Format::Ldbc))?.iter().map(|p| file_size(p)).sum::<Result<u64, _>>()?;
         let mut p = Progress::new(total, progress);
         let parsed = ldbc::load(path, &mut p)?;
@@ -156,7 +176,7 @@ pub fn load_edge_list(
         parsed
     } else {
         let mut p = Progress::new(file_size(path)?, progress);
-        let parsed = parse_single(path, format, &mut p)?;
+        let parsed = parse_single(path, format, opts, &mut p)?;
         p.finish();
         parsed
     };
@@ -191,7 +211,12 @@ pub(crate) fn input_files(path: &Path, format: Option<Format>) -> Result<Vec<Pat
 }
 
 /// Loads a single-file format, detecting it from the content if `format` is `None`.
-fn parse_single(path: &Path, format: Option<Format>, progress: &mut Progress<'_>) -> Result<Parsed, LoadError> {
+fn parse_single(
+    path: &Path,
+    format: Option<Format>,
+    opts: &LoadOptions,
+    progress: &mut Progress<'_>,
+) -> Result<Parsed, LoadError> {
     let mut lines = Lines::new(Input::open(path, progress)?);
     let name = lines.name().to_string();
     let head = lines.peek(SNIFF_BYTES)?;
@@ -202,12 +227,17 @@ fn parse_single(path: &Path, format: Option<Format>, progress: &mut Progress<'_>
         Some(f) => f,
         None => sniff(&name, head)?,
     };
+    check_columns(format, opts)?;
     let parsed = match format {
         Format::MatrixMarket => mtx::parse(&mut lines)?,
         Format::Dimacs => dimacs::parse(&mut lines)?,
         Format::Pace => pace::parse(&mut lines)?,
         Format::Metis => metis::parse(&mut lines)?,
+        // A column selection reads a plain edge list as a blank-separated table.
+        Format::EdgeList if opts.columns.is_some() => csv::parse(&mut lines, opts.columns.as_ref())?,
         Format::EdgeList => snap::parse(&mut lines)?,
+        Format::Csv => csv::parse(&mut lines, opts.columns.as_ref())?,
+        Format::WebGraphAscii => graph_txt::parse(&mut lines)?,
         Format::GaloisBinary => galois::parse(&mut lines)?,
         // Resolved before a single file is opened; only reachable through a bug in format resolution.
         Format::Ldbc => return Err(LoadError::invalid(&name, "an LDBC graph is loaded from its .v/.e pair")),
@@ -216,6 +246,16 @@ fn parse_single(path: &Path, format: Option<Format>, progress: &mut Progress<'_>
         check_plausible(&name, parsed.edges.num_nodes, lines.bytes_read())?;
     }
     Ok(parsed)
+}
+
+/// Column selections only mean something for tables; elsewhere one is a mistake worth naming.
+fn check_columns(format: Format, opts: &LoadOptions) -> Result<(), LoadError> {
+    match &opts.columns {
+        Some(c) if !matches!(format, Format::Csv | Format::EdgeList) => Err(LoadError::Options(format!(
+            "a column selection ({c}) applies to CSV/TSV and edge-list files, not to {format} files"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Text formats name their node count in a header; a graph of 2^31 nodes declared in a 20-byte file would make
@@ -259,6 +299,10 @@ fn sniff(name: &str, head: &[u8]) -> Result<Format, LoadError> {
         }
         if first == b"a" {
             return Ok(Format::Dimacs);
+        }
+        // A comma: a CSV export (`src,dst`, `1,2`), header or not.
+        if memchr::memchr(b',', line).is_some() {
+            return Ok(Format::Csv);
         }
         if first.starts_with(b"#") || first.first().is_some_and(u8::is_ascii_digit) {
             return Ok(Format::EdgeList);

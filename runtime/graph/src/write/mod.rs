@@ -1,13 +1,15 @@
 //! Writing a [`Csr`] in every supported format, compressed when the path ends in `.xz`, `.gz` or `.bz2`.
 //!
 //! Writers for formats with implicit 1-based node numbering (MatrixMarket, DIMACS, PACE, METIS) write node `i` as
-//! `i + 1`; the edge-list and LDBC writers write the node labels (the ids the graph was read with), since those
-//! formats carry arbitrary ids. PACE and METIS describe undirected graphs: they write the undirected view of the
+//! `i + 1`, and WebGraph ASCII as `i`; the edge-list, CSV and LDBC writers write the node labels (the ids the
+//! graph was read with), since those formats carry arbitrary ids. PACE and METIS describe undirected graphs: they write the undirected view of the
 //! graph (every pair that has an edge in either direction, once, without self loops).
 
+mod csv;
 mod dimacs;
 mod edgelist;
 mod galois;
+mod graph_txt;
 mod ldbc;
 mod metis;
 mod mtx;
@@ -54,6 +56,8 @@ pub(crate) fn write_to(g: &Csr, format: Format, out: &mut dyn Write) -> Result<(
         Format::Metis => metis::write(g, out),
         Format::EdgeList => edgelist::write(g, out),
         Format::GaloisBinary => galois::write(g, out),
+        Format::Csv => csv::write(g, out),
+        Format::WebGraphAscii => graph_txt::write(g, out),
         Format::Ldbc => Err(Fail::Unsupported("an LDBC graph is two files; use write_graph".into())),
     }
 }
