@@ -44,11 +44,17 @@ pub fn run(args: &GenArgs) -> Result<ExitCode> {
     let start = Instant::now();
     let parsed = irgc_gen::GenSpec::parse(spec).map_err(|e| anyhow!("bad generator spec `{spec}`: {e}"))?;
     crate::graph_input::fits_in_memory(spec, &parsed)?;
+    let what = format!("generating {spec}");
+    let spinner = crate::spinner::Spinner::start(Box::new(move || what.clone()));
     let g = irgc_gen::generate(&parsed).map_err(|e| anyhow!("cannot generate `{spec}`: {e}"))?;
+    drop(spinner);
     let generated = start.elapsed();
     // The write error already names the file; anyhow's context chain would repeat its OS error.
+    let what = format!("writing {}", args.output.display());
+    let spinner = crate::spinner::Spinner::start(Box::new(move || what.clone()));
     irgc_graph::write_graph(&g, format, &args.output)
         .map_err(|e| anyhow!("cannot write the graph as {format}: {e}"))?;
+    drop(spinner);
     println!(
         "{}: {} nodes, {} edges ({format}); generated in {:.2} s, written in {:.2} s",
         args.output.display(),

@@ -109,7 +109,10 @@ pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
         }
         let parsed = irgc_gen::GenSpec::parse(gen).map_err(|e| anyhow!("--graph {spec}: {e}"))?;
         fits_in_memory(spec, &parsed)?;
+        let what = format!("generating {spec}");
+        let spinner = crate::spinner::Spinner::start(Box::new(move || what.clone()));
         let mut csr = irgc_gen::generate(&parsed).map_err(|e| anyhow!("--graph {spec}: {e}"))?;
+        drop(spinner);
         if let Some(w) = args.weights {
             set_weights(&mut csr, w);
         }
