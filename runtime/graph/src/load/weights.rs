@@ -22,6 +22,32 @@ pub enum WeightSpec {
     UniformInt { lo: i64, hi: i64, seed: u64 },
 }
 
+impl std::str::FromStr for WeightSpec {
+    type Err = String;
+
+    /// `--weights`: `const:W` or `random:LO:HI[:SEED]` (seed 1 by default).
+    fn from_str(s: &str) -> Result<WeightSpec, String> {
+        let parts: Vec<&str> = s.split(':').collect();
+        let num =
+            |t: &str, what: &str| t.trim().parse::<i64>().map_err(|_| format!("bad {what} `{t}` in --weights {s}"));
+        match parts.as_slice() {
+            ["const", w] => Ok(WeightSpec::Constant(num(w, "weight")?)),
+            ["random", lo, hi] | ["random", lo, hi, _] => {
+                let (lo, hi) = (num(lo, "lower bound")?, num(hi, "upper bound")?);
+                if lo > hi {
+                    return Err(format!("--weights {s}: the range {lo}..={hi} is empty"));
+                }
+                let seed = match parts.get(3) {
+                    Some(t) => t.trim().parse::<u64>().map_err(|_| format!("bad seed `{t}` in --weights {s}"))?,
+                    None => 1,
+                };
+                Ok(WeightSpec::UniformInt { lo, hi, seed })
+            }
+            _ => Err(format!("--weights {s}: expected const:W or random:LO:HI[:SEED]")),
+        }
+    }
+}
+
 impl WeightSpec {
     pub(crate) fn validate(&self) -> Result<(), LoadError> {
         match *self {
