@@ -44,6 +44,8 @@ pub struct CpuProgram {
     jit: Option<JITModule>,
     layout: Layout,
     kernels: Vec<KernelCode>,
+    /// `Some` when compiled with bounds checks: the checked access sites, by number.
+    sites: Option<Vec<crate::bounds::BoundsSite>>,
 }
 
 // SAFETY: after `finalize_definitions` the JIT module is never touched again until it is dropped: the code is
@@ -53,8 +55,18 @@ unsafe impl Send for CpuProgram {}
 unsafe impl Sync for CpuProgram {}
 
 impl CpuProgram {
-    pub(crate) fn new(jit: JITModule, layout: Layout, kernels: Vec<KernelCode>) -> CpuProgram {
-        CpuProgram { jit: Some(jit), layout, kernels }
+    pub(crate) fn new(
+        jit: JITModule,
+        layout: Layout,
+        kernels: Vec<KernelCode>,
+        sites: Option<Vec<crate::bounds::BoundsSite>>,
+    ) -> CpuProgram {
+        CpuProgram { jit: Some(jit), layout, kernels, sites }
+    }
+
+    /// The checked access sites, by number, when compiled with bounds checks (`None` otherwise).
+    pub fn bounds_sites(&self) -> Option<&[crate::bounds::BoundsSite]> {
+        self.sites.as_deref()
     }
 
     /// The context layout the kernels expect.

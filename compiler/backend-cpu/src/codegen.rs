@@ -63,6 +63,8 @@ struct Gen<'m> {
     ctx: Context,
     fctx: FunctionBuilderContext,
     funcs: Vec<FuncId>,
+    /// `Some` with `--check-bounds`: every checked access site of the program, in site order.
+    sites: Option<Vec<crate::bounds::BoundsSite>>,
 }
 
 impl<'m> Gen<'m> {
@@ -152,8 +154,13 @@ impl<'m> Gen<'m> {
             shared,
             tile,
             returns: frame.returns,
+            bounds: self.sites.as_ref().map(|_| Vec::new()),
+            site_base: self.sites.as_ref().map_or(0, Vec::len),
         };
         let results = build(&mut lw, &params)?;
+        if let (Some(all), Some(mine)) = (self.sites.as_mut(), lw.bounds.take()) {
+            all.extend(mine);
+        }
         lw.b.ins().return_(&results);
         lw.b.seal_all_blocks();
         lw.b.finalize(self.jit.target_config());
@@ -166,8 +173,9 @@ impl<'m> Gen<'m> {
     }
 }
 
-pub(crate) fn compile(m: &Module) -> Result<CpuProgram, CpuError> {
+pub(crate) fn compile(m: &Module, check_bounds: bool) -> Result<CpuProgram, CpuError> {
     let mut g = Gen {
+        sites: check_bounds.then(Vec::new),
         m,
         layout: layout_of(m),
         jit: jit()?,
@@ -239,5 +247,5 @@ pub(crate) fn compile(m: &Module) -> Result<CpuProgram, CpuError> {
             size: g.jit.get_finalized_function(size),
         })
         .collect();
-    Ok(CpuProgram::new(g.jit, g.layout, kernels))
+    Ok(CpuProgram::new(g.jit, g.layout, kernels, g.sites))
 }

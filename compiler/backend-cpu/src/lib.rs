@@ -28,10 +28,12 @@
 //! conformance table in `tests/conformance/ops/` checks every operator against `irgc_scalar`'s evaluator). Float
 //! `atomic_add`/`atomic_sub` are exact IEEE compare-and-swap loops (the GPU may flush `f32` subnormals there: the
 //! one backend difference the specification allows). Beyond those: a `for` loop evaluates its bounds once, before
-//! the first iteration; array indices are not bounds-checked (as on the GPU).
+//! the first iteration; array indices are not bounds-checked (as on the GPU) unless compiled with
+//! [`compile_checked`].
 
 mod abi;
 mod atomics;
+mod bounds;
 mod call;
 mod codegen;
 mod expr;
@@ -42,6 +44,7 @@ mod types;
 
 use irgc_front::ir::Module;
 
+pub use bounds::BoundsSite;
 pub use call::CpuProgram;
 
 /// Why a module could not be compiled for the CPU.
@@ -63,7 +66,13 @@ pub use irgc_front::abi::layout_of;
 
 /// Compiles every kernel (and the device functions they call) of `module` to native code.
 pub fn compile(module: &Module) -> Result<CpuProgram, CpuError> {
-    codegen::compile(module)
+    codegen::compile(module, false)
+}
+
+/// As [`compile`], with every array and graph access bounds-checked (see the `bounds` module): a bad index is
+/// reported through the bounds report instead of touching memory outside the arrays.
+pub fn compile_checked(module: &Module) -> Result<CpuProgram, CpuError> {
+    codegen::compile(module, true)
 }
 
 /// The device `random(seed, i)`, defined once for every backend and the host in `irgc_scalar::random`.

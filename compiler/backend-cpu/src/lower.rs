@@ -58,6 +58,10 @@ pub(crate) struct Lower<'a, 'f> {
     pub funcs: Vec<FuncRef>,
     /// The storage of the body's shared arrays (tile kernels only).
     pub shared: Vec<StackSlot>,
+    /// With `--check-bounds`: the access sites checked so far in this body (see [`crate::bounds`]).
+    pub bounds: Option<Vec<crate::bounds::BoundsSite>>,
+    /// The number of the body's first site (sites are numbered across the whole program).
+    pub site_base: usize,
     pub tile: Option<Tile>,
     /// `Some(ret)` when lowering a device function returning `ret`.
     pub returns: Option<Option<Scalar>>,
@@ -193,6 +197,39 @@ impl<'a, 'f> Lower<'a, 'f> {
             linear = self.b.ins().iadd(scaled, i);
         }
         let base = self.array_base(a);
-        Ok((abi::element(&mut self.b, base, linear, elem), elem))
+        let addr = abi::element(&mut self.b, base, linear, elem);
+        if self.bounds.is_none() {
+            return Ok((addr, elem));
+        }
+        // `--check-bounds`: every index below its dimension (arrays passed to functions carry no length).
+        let (name, bounds): (String, Vec<Value>) = match a {
+            ArrayRef::Global(g) => {
+                let global = &self.m.globals[g];
+                let bounds = match &global.kind {
+                    GlobalKind::Node => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_NODES)],
+                    GlobalKind::Edge => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_EDGES)],
+                    GlobalKind::Dense(_) => {
+                        let at = self.layout.global(g.index());
+                        (1..=idx.len()).map(|k| abi::slot(&mut self.b, self.ctx, at + k)).collect()
+                    }
+                };
+                (global.name.clone(), bounds)
+            }
+            ArrayRef::Shared(s) => {
+                let dims = self.body.shared[s].dims.clone();
+                let bounds = dims.iter().map(|&d| self.b.ins().iconst(t::I64, i64::from(d))).collect();
+                (self.body.shared[s].name.clone(), bounds)
+            }
+            ArrayRef::Param(_) => return Ok((addr, elem)),
+        };
+        let span = match (index.first(), index.last()) {
+            (Some(&f), Some(&l)) => self.expr_of(f).span.to(self.expr_of(l).span),
+            _ => irgc_front::Span::default(),
+        };
+        let checks: Vec<(Value, Value)> = idx.iter().copied().zip(bounds).collect();
+        Ok(match self.check(&checks, name, span) {
+            Some(c) => (self.b.ins().select(c.ok, addr, c.scratch), elem),
+            None => (addr, elem),
+        })
     }
 }

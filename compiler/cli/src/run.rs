@@ -55,6 +55,14 @@ pub struct RunArgs {
     /// Check the outputs against independent reference implementations (per the program's `output ... as`).
     #[arg(long)]
     verify: bool,
+    /// Check every array and graph index of the CPU backend's kernels: the first bad one stops the run with the
+    /// kernel, the array, the index, its bound and the source line, instead of a crash or a silent wrong answer.
+    /// On by default with --verify; costs about 10-30% of compute (docs/results.md). CPU only.
+    #[arg(long, conflicts_with = "no_check_bounds")]
+    check_bounds: bool,
+    /// Run --verify without bounds checks.
+    #[arg(long)]
+    no_check_bounds: bool,
     /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, reduction value, time).
     /// Implies
     /// --no-outline, so that every round of every pipe is recorded.
@@ -134,6 +142,32 @@ fn refuse_overwriting_an_input(out: &std::path::Path, inputs: &[&std::path::Path
     Ok(())
 }
 
+/// A bad index found by a bounds-checked kernel, shown as a diagnostic at its source line (as compile errors
+/// are); any other error unchanged.
+fn out_of_bounds(
+    e: anyhow::Error,
+    kernels: &crate::backend::CpuBackend,
+    sources: &irgc_front::SourceMap,
+    color: bool,
+) -> anyhow::Error {
+    let Some(irgc_runtime::RunError::OutOfBounds { kernel, site, index, bound }) = e.downcast_ref() else {
+        return e;
+    };
+    let Some(at) = kernels.bounds_site(*site) else {
+        return e;
+    };
+    let what = match at.array.as_str() {
+        "G.src" | "G.dst" | "G.weight" => format!("`{}` of edge {index}, but the graph has {bound} edges", at.array),
+        q if q.starts_with("G.") => format!("`{q}` of node {index}, but the graph has {bound} nodes"),
+        array => format!("index {index} into `{array}`, whose length is {bound}"),
+    };
+    let d = irgc_front::Diagnostic::error(at.span, format!("out-of-bounds access in kernel `{kernel}`: {what}"))
+        .label(format!("index {index} >= {bound}"))
+        .note(format!("in {}; the run stopped at the first bad index of this launch", at.what));
+    eprint!("{}", sources.render(&[d], color));
+    anyhow!("kernel `{kernel}` indexed out of bounds (--check-bounds)")
+}
+
 /// The two forms of --stats-out.
 #[derive(Clone, Copy)]
 enum StatsFormat {
@@ -198,6 +232,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     match args.backend {
         Backend::Cpu if args.arch.is_some() => bail!("--arch applies to --backend cuda only"),
         Backend::Cuda if args.threads.is_some() => bail!("--threads applies to --backend cpu only"),
+        Backend::Cuda if args.check_bounds => {
+            bail!("--check-bounds is implemented by the CPU backend only; run with --backend cpu to find a bad index")
+        }
         _ => {}
     }
     let gpu = match args.backend {
@@ -215,6 +252,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     let module = &crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?;
     let artifact = crate::backend::lower(module);
     let kernels = match gpu {
+        None if args.check_bounds || (args.verify && !args.no_check_bounds) => {
+            Kernels::Cpu(crate::backend::compile_cpu_checked(module)?)
+        }
         None => Kernels::Cpu(crate::backend::compile_cpu(module)?),
         Some(gpu) => Kernels::Cuda(execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref())?),
     };
@@ -245,7 +285,13 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         format!("{what}: {} launches", irgc_runtime::progress::launches_so_far() - first)
     }));
     let exec = match kernels {
-        Kernels::Cpu(k) => execute::on_cpu(&k, &artifact, csr, name, &params, options)?,
+        Kernels::Cpu(k) => match execute::on_cpu(&k, &artifact, csr, name, &params, options) {
+            Ok(exec) => exec,
+            Err(e) => {
+                drop(spinner);
+                return Err(out_of_bounds(e, &k, &compilation.sources, color));
+            }
+        },
         Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options)?,
     };
     drop(spinner);

@@ -19,6 +19,20 @@ pub fn compile_cpu(module: &Module) -> Result<CpuBackend> {
     irgc_backend_cpu::compile(module).map(CpuBackend).map_err(|e| anyhow!("the CPU backend failed: {e}"))
 }
 
+/// Compiles every kernel of `module` to native code with every array and graph access bounds-checked.
+pub fn compile_cpu_checked(module: &Module) -> Result<CpuBackend> {
+    irgc_backend_cpu::compile_checked(module).map(CpuBackend).map_err(|e| anyhow!("the CPU backend failed: {e}"))
+}
+
+pub use irgc_backend_cpu::BoundsSite;
+
+impl CpuBackend {
+    /// Checked access site `site` (what `RunError::OutOfBounds` names), when compiled with checks.
+    pub fn bounds_site(&self, site: u64) -> Option<&BoundsSite> {
+        self.0.bounds_sites()?.get(usize::try_from(site).ok()?)
+    }
+}
+
 // `unsafe` is allowed here only to forward the backend's entry point: the runtime upholds `run`'s contract (the
 // context is one it built for this program), which is exactly the backend's own.
 #[allow(unsafe_code)]
@@ -31,6 +45,10 @@ impl irgc_runtime::CpuKernels for CpuBackend {
     unsafe fn run(&self, k: usize, ctx: &[u64], lo: u64, hi: u64) -> u64 {
         // SAFETY: forwarded unchanged; see above.
         unsafe { self.0.run(k, ctx, lo, hi) }
+    }
+
+    fn checks_bounds(&self) -> bool {
+        self.0.bounds_sites().is_some()
     }
 }
 

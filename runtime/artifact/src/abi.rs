@@ -118,6 +118,22 @@ pub fn skewed(num_nodes: u64, num_edges: u64, max_degree: u64) -> bool {
     max_degree >= 32 && max_degree.saturating_mul(num_nodes.max(1)) >= num_edges.saturating_mul(4)
 }
 
+/// The words of the bounds report (see [`Layout::bounds_report`]): the first out-of-bounds access of a launch,
+/// claimed by a compare-and-swap on [`BoundsReport::SITE`] so that one access reports, whole.
+pub struct BoundsReport;
+
+impl BoundsReport {
+    /// The access site's number plus one (0: no bad access).
+    pub const SITE: usize = 0;
+    /// The index (for a multi-dimensional array, the first one out of its bound).
+    pub const INDEX: usize = 1;
+    /// The bound it broke.
+    pub const BOUND: usize = 2;
+    /// Scratch: where a bad access and a losing report are redirected, so nothing outside the arrays is touched.
+    pub const SCRATCH: usize = 3;
+    pub const WORDS: usize = 4;
+}
+
 /// The slot indices of a program's kernel context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -171,9 +187,21 @@ impl Layout {
         self.arg(self.max_args)
     }
 
-    /// Total number of slots.
+    /// Total number of slots the generated code's slot table covers.
     pub fn len(&self) -> usize {
         self.reduction() + 1
+    }
+
+    /// The slot after the table: the address of the bounds report, a buffer of [`BoundsReport::WORDS`] `u64`s
+    /// that bounds-checked kernels (`--check-bounds`) write the first bad index to. Kept out of [`Layout::len`]
+    /// so code without checks is unchanged.
+    pub fn bounds_report(&self) -> usize {
+        self.len()
+    }
+
+    /// Slots the runtime allocates for a context: the table and the bounds report's address.
+    pub fn context_len(&self) -> usize {
+        self.len() + 1
     }
 
     pub fn is_empty(&self) -> bool {

@@ -133,7 +133,7 @@ impl CudaDevice {
         let pipe_state = GpuBuffer::new(pipe_state, &gpu.stream);
         let table = gpu
             .stream
-            .alloc_zeros::<u8>(layout.len() * 8)
+            .alloc_zeros::<u8>(layout.context_len() * 8)
             .map_err(|e| CudaError::driver("cannot allocate the kernel context on the GPU", e))?;
         let table = GpuBuffer::new(table, &gpu.stream);
         let event = || {
@@ -145,7 +145,7 @@ impl CudaDevice {
         let compute_events = (event()?, event()?);
         let memory_limit = memory_limit.or(gpu.free_memory_now());
         Ok(CudaDevice {
-            slots: SlotTable::new(layout.len()),
+            slots: SlotTable::new(layout.context_len()),
             reduction_slot: layout.reduction(),
             gpu,
             kernels,

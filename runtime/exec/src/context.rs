@@ -12,7 +12,8 @@ use crate::memory::Memory;
 
 /// Builds the full context for `mem` with the given param values; argument and reduction slots start at 0.
 pub fn build<B: DeviceBuffer>(layout: &Layout, mem: &Memory<B>, params: &[u64]) -> Vec<u64> {
-    let mut ctx = vec![0u64; layout.len()];
+    let mut ctx = vec![0u64; layout.context_len()];
+    ctx[layout.bounds_report()] = mem.bounds_report.address();
     ctx[Layout::ROW_START] = mem.row_start.address();
     ctx[Layout::COL] = mem.col.address();
     ctx[Layout::WEIGHTS] = mem.weights.as_ref().map_or(0, |b| b.address());

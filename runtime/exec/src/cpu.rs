@@ -54,6 +54,10 @@ impl Device for CpuDevice<'_> {
         self.memory_limit
     }
 
+    fn checks_bounds(&self) -> bool {
+        self.kernels.checks_bounds()
+    }
+
     fn alloc_zeroed(&mut self, _what: &str, len: u64, elem_size: usize) -> Result<Buffer, RunError> {
         Ok(Buffer::zeroed(len, elem_size))
     }

@@ -99,6 +99,12 @@ pub trait Device {
     /// or launches are being timed: every later [`read`](Device::read) still sees the kernel's effects.
     fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError>;
 
+    /// Whether its kernels report bad indices to the bounds report (`irgc_artifact::BoundsReport`), which the
+    /// interpreter then reads after every launch.
+    fn checks_bounds(&self) -> bool {
+        false
+    }
+
     /// Runs an outlined pipe to its end as one kernel, with the context `ctx`, or returns `None` when this device
     /// cannot (the CPU; a GPU program compiled without the pipe's entry): the interpreter then runs it round by
     /// round. The worklist's counters other than the overflow flag are left as they were.

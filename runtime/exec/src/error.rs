@@ -39,6 +39,10 @@ pub enum RunError {
     /// The device failed: a driver call, a kernel fault, a module that does not load.
     #[error("{0}")]
     Device(String),
+    /// A bounds-checked kernel indexed outside an array (or the graph): `site` numbers the access among the
+    /// program's checked sites (the backend's table says where it is in the source).
+    #[error("kernel `{kernel}` indexed out of bounds: index {index} at access site #{site}, whose bound is {bound}")]
+    OutOfBounds { kernel: String, site: u64, index: u64, bound: u64 },
     /// The thread pool could not be built.
     #[error("cannot start {threads} worker threads: {msg}")]
     Threads { threads: usize, msg: String },

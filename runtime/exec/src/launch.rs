@@ -153,6 +153,18 @@ impl<D: Device> Machine<'_, D> {
         self.launches += 1;
         crate::progress::count_launches(1);
         let launched = self.dev.launch(k, desc, &self.ctx, size)?;
+        if self.dev.checks_bounds() {
+            use irgc_artifact::BoundsReport as R;
+            let report = self.dev.read(&self.mem.bounds_report, 8, 0, R::WORDS as u64)?;
+            if report[R::SITE] != 0 {
+                return Err(RunError::OutOfBounds {
+                    kernel: desc.name.clone(),
+                    site: report[R::SITE] - 1,
+                    index: report[R::INDEX],
+                    bound: report[R::BOUND],
+                });
+            }
+        }
         for &w in watched {
             let wl = &mut self.mem.worklists[w];
             let counters = self.dev.read(&wl.counters, 8, 0, Worklist::<D::Buffer>::COUNTERS as u64)?;

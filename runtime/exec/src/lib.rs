@@ -61,6 +61,12 @@ pub trait CpuKernels: Sync {
     /// # Safety
     /// `ctx` must be a context built by the runtime for this program (pointers valid for the layout).
     unsafe fn run(&self, k: usize, ctx: &[u64], lo: u64, hi: u64) -> u64;
+
+    /// Whether the kernels were compiled with bounds checks (they then write bad accesses to the bounds report,
+    /// which the runtime reads after every launch).
+    fn checks_bounds(&self) -> bool {
+        false
+    }
 }
 
 /// The `random(seed, i)` built-in, defined once for the host and every backend.

@@ -237,6 +237,8 @@ pub struct Memory<B = Buffer> {
     pub sources: Option<B>,
     pub globals: Vec<Global<B>>,
     pub worklists: Vec<Worklist<B>>,
+    /// Where bounds-checked kernels report the first bad index ([`irgc_artifact::BoundsReport`]).
+    pub bounds_report: B,
 }
 
 /// Bytes of memory the machine can give: `MemAvailable` from `/proc/meminfo`, or `None` where that is unknown.
@@ -397,7 +399,19 @@ impl<B: DeviceBuffer> Memory<B> {
             });
         }
         let max_degree = graph.row_start.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-        Ok(Memory { num_nodes: n, num_edges: m, max_degree, row_start, col, weights, sources, globals, worklists })
+        let bounds_report = dev.alloc_zeroed("the bounds report", irgc_artifact::BoundsReport::WORDS as u64, 8)?;
+        Ok(Memory {
+            num_nodes: n,
+            num_edges: m,
+            max_degree,
+            row_start,
+            col,
+            weights,
+            sources,
+            globals,
+            worklists,
+            bounds_report,
+        })
     }
 }
 

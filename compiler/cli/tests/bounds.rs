@@ -1,0 +1,60 @@
+//! `--check-bounds` (on by default with `--verify`, CPU backend): a kernel's bad index stops the run with the
+//! kernel, the array, the index, its bound and the source line, instead of a crash or a silent wrong answer.
+
+mod common;
+
+use common::{irgc, temp};
+
+fn program(body: &str) -> std::path::PathBuf {
+    let path = temp("oob.irg");
+    std::fs::write(
+        &path,
+        format!("graph G;\nnode x: u32 = 0;\narray h: u32[4] = 0;\noutput x;\nkernel bad() {{\n    forall v in G.nodes {{\n        {body}\n    }}\n}}\nplan {{ bad(); }}\n"),
+    )
+    .unwrap();
+    path
+}
+
+fn run(program: &std::path::Path, extra: &[&str]) -> (Option<i32>, String) {
+    let mut args = vec!["run", program.to_str().unwrap(), "--graph", "gen:rmat:scale=8,ef=8,seed=1"];
+    args.extend_from_slice(extra);
+    let o = irgc(&args);
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn a_bad_node_array_index_is_reported_at_its_source_line() {
+    let p = program("x[((v as u32) * 1000000) as node] = 1;");
+    let (code, err) = run(&p, &["--check-bounds"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("out-of-bounds access in kernel `bad`: index 1000000 into `x`, whose length is 256"), "{err}");
+    assert!(err.contains("oob.irg:7:11"), "the source line: {err}");
+}
+
+#[test]
+fn dense_arrays_and_graph_queries_are_checked_and_verify_turns_checks_on() {
+    let (code, err) = run(&program("h[G.degree(v)] += 1;"), &["--verify"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("into `h`, whose length is 4"), "{err}");
+    let (code, err) = run(&program("x[v] = G.dst((v as u64 + 5000000) as edge) as u32;"), &["--check-bounds"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("`G.dst` of edge 5000000, but the graph has"), "{err}");
+    let (code, err) = run(&program("x[v] = G.degree(((v as u32) + 300) as node);"), &["--check-bounds"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("`G.degree` of node 300, but the graph has 256 nodes"), "{err}");
+}
+
+#[test]
+fn good_programs_run_the_same_with_checks() {
+    let p = program("x[v] = G.degree(v); h[G.degree(v) % 4] += 1;");
+    let with = irgc(&["run", p.to_str().unwrap(), "--graph", "gen:rmat:scale=8,ef=8,seed=1", "--check-bounds"]);
+    let without = irgc(&["run", p.to_str().unwrap(), "--graph", "gen:rmat:scale=8,ef=8,seed=1"]);
+    assert!(with.status.success() && without.status.success());
+    let digest = |o: &std::process::Output| {
+        String::from_utf8_lossy(&o.stdout).lines().find(|l| l.starts_with("digest")).map(str::to_string)
+    };
+    assert_eq!(digest(&with), digest(&without));
+    let (code, err) = run(&p, &["--check-bounds", "--backend", "cuda"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("--check-bounds is implemented by the CPU backend only"), "{err}");
+}
