@@ -4,26 +4,15 @@
 //! process never touches memory outside its arrays. The runtime reads the report after the launch and stops the
 //! run with the access site ([`BoundsSite`]), the index and the bound.
 //!
-//! Not checked: arrays passed to device functions (`a: array<T>` parameters carry no length) — their accesses are
-//! as unchecked as without the flag.
+//! Sites are numbered by `irgc_front::bounds::site` (the runtime's error carries the number; the front end's
+//! `describe` turns it into the message). Not checked: arrays passed to device functions (`a: array<T>`
+//! parameters carry no length).
 
 use cranelift_codegen::ir::{condcodes::IntCC, types as t, InstBuilder, Value};
 use irgc_artifact::{BoundsReport, Layout};
-use irgc_front::Span;
 
 use crate::abi;
 use crate::lower::Lower;
-
-/// One checked access of the program: where it is and what it indexes, for the message a bad index gets.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BoundsSite {
-    /// The kernel or device function (`kernel \`bad\``).
-    pub what: String,
-    /// The array (or graph query: `G.dst`) indexed.
-    pub array: String,
-    /// The index expression in the source.
-    pub span: Span,
-}
 
 /// What a check gives the access it guards.
 pub(crate) struct Checked {
@@ -34,12 +23,10 @@ pub(crate) struct Checked {
 }
 
 impl Lower<'_, '_> {
-    /// Checks every `(index, bound)` (`index < bound`, unsigned: a negative index is huge) of one access to
-    /// `array` at `span`, reporting the first failing pair at a new site; `None` without `--check-bounds`.
-    pub(crate) fn check(&mut self, checks: &[(Value, Value)], array: String, span: Span) -> Option<Checked> {
-        let sites = self.bounds.as_mut()?;
-        let site = sites.len() as i64 + self.site_base as i64;
-        sites.push(BoundsSite { what: self.what.clone(), array, span });
+    /// Checks every `(index, bound)` (`index < bound`, unsigned: a negative index is huge) of the access at
+    /// `site`, reporting the first failing pair; `None` without `--check-bounds` (or for an unchecked site).
+    pub(crate) fn check(&mut self, checks: &[(Value, Value)], site: Option<u64>) -> Option<Checked> {
+        let site = site.filter(|_| self.check_bounds)? as i64;
         let b = &mut self.b;
         let mut ok = b.ins().iconst(t::I8, 1);
         // The first failing pair, found back to front so the earliest wins.
@@ -77,14 +64,21 @@ impl Lower<'_, '_> {
         abi::slot(&mut self.b, self.ctx, slot)
     }
 
-    /// `index` if `--check-bounds` found it below the graph's node (or edge) count, else 0 (after reporting it):
-    /// a graph query then reads a valid element.
-    pub(crate) fn checked_graph_index(&mut self, index: Value, edges: bool, query: &str, span: Span) -> Value {
-        if self.bounds.is_none() {
+    /// `index` (of expression `expr`) if `--check-bounds` found it below the graph's node (or edge) count, else
+    /// 0 (after reporting it): the graph query `query` then reads a valid element.
+    pub(crate) fn checked_graph_index(
+        &mut self,
+        index: Value,
+        edges: bool,
+        query: &'static str,
+        expr: irgc_front::ir::Handle<irgc_front::ir::Expr>,
+    ) -> Value {
+        if !self.check_bounds {
             return index;
         }
         let bound = self.graph_bound(edges);
-        match self.check(&[(index, bound)], query.to_string(), span) {
+        let site = irgc_front::bounds::site(self.site_body, irgc_front::bounds::Indexed::Graph(query), expr);
+        match self.check(&[(index, bound)], site) {
             Some(c) => {
                 let zero = self.b.ins().iconst(t::I64, 0);
                 self.b.ins().select(c.ok, index, zero)

@@ -44,8 +44,8 @@ pub struct CpuProgram {
     jit: Option<JITModule>,
     layout: Layout,
     kernels: Vec<KernelCode>,
-    /// `Some` when compiled with bounds checks: the checked access sites, by number.
-    sites: Option<Vec<crate::bounds::BoundsSite>>,
+    /// Whether the kernels were compiled with bounds checks.
+    check_bounds: bool,
 }
 
 // SAFETY: after `finalize_definitions` the JIT module is never touched again until it is dropped: the code is
@@ -55,18 +55,13 @@ unsafe impl Send for CpuProgram {}
 unsafe impl Sync for CpuProgram {}
 
 impl CpuProgram {
-    pub(crate) fn new(
-        jit: JITModule,
-        layout: Layout,
-        kernels: Vec<KernelCode>,
-        sites: Option<Vec<crate::bounds::BoundsSite>>,
-    ) -> CpuProgram {
-        CpuProgram { jit: Some(jit), layout, kernels, sites }
+    pub(crate) fn new(jit: JITModule, layout: Layout, kernels: Vec<KernelCode>, check_bounds: bool) -> CpuProgram {
+        CpuProgram { jit: Some(jit), layout, kernels, check_bounds }
     }
 
-    /// The checked access sites, by number, when compiled with bounds checks (`None` otherwise).
-    pub fn bounds_sites(&self) -> Option<&[crate::bounds::BoundsSite]> {
-        self.sites.as_deref()
+    /// Whether the kernels were compiled with bounds checks (they then write the bounds report).
+    pub fn checks_bounds(&self) -> bool {
+        self.check_bounds
     }
 
     /// The context layout the kernels expect.

@@ -15,6 +15,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module as _};
 use irgc_artifact::Layout;
+use irgc_front::bounds::SiteBody;
 use irgc_front::ir::{DeviceBody as Body, LocalType, Module, Scalar};
 
 fn cl_err(e: impl std::fmt::Debug) -> CpuError {
@@ -48,11 +49,13 @@ struct Frame {
     cells: Vec<Option<usize>>,
     /// `(threads, shape, per-thread cells)` of a tile kernel.
     tile: Option<(usize, Vec<u32>, usize)>,
+    /// The body, for numbering bounds-checked access sites.
+    site_body: SiteBody,
 }
 
 impl Frame {
-    fn plain(what: String, body: &Body) -> Frame {
-        Frame { what, returns: None, cells: vec![None; body.locals.len()], tile: None }
+    fn plain(what: String, body: &Body, site_body: SiteBody) -> Frame {
+        Frame { what, returns: None, cells: vec![None; body.locals.len()], tile: None, site_body }
     }
 }
 
@@ -63,8 +66,8 @@ struct Gen<'m> {
     ctx: Context,
     fctx: FunctionBuilderContext,
     funcs: Vec<FuncId>,
-    /// `Some` with `--check-bounds`: every checked access site of the program, in site order.
-    sites: Option<Vec<crate::bounds::BoundsSite>>,
+    /// Whether accesses are bounds-checked (`--check-bounds`).
+    check_bounds: bool,
 }
 
 impl<'m> Gen<'m> {
@@ -154,13 +157,10 @@ impl<'m> Gen<'m> {
             shared,
             tile,
             returns: frame.returns,
-            bounds: self.sites.as_ref().map(|_| Vec::new()),
-            site_base: self.sites.as_ref().map_or(0, Vec::len),
+            check_bounds: self.check_bounds,
+            site_body: frame.site_body,
         };
         let results = build(&mut lw, &params)?;
-        if let (Some(all), Some(mine)) = (self.sites.as_mut(), lw.bounds.take()) {
-            all.extend(mine);
-        }
         lw.b.ins().return_(&results);
         lw.b.seal_all_blocks();
         lw.b.finalize(self.jit.target_config());
@@ -175,7 +175,7 @@ impl<'m> Gen<'m> {
 
 pub(crate) fn compile(m: &Module, check_bounds: bool) -> Result<CpuProgram, CpuError> {
     let mut g = Gen {
-        sites: check_bounds.then(Vec::new),
+        check_bounds,
         m,
         layout: layout_of(m),
         jit: jit()?,
@@ -203,7 +203,7 @@ pub(crate) fn compile(m: &Module, check_bounds: bool) -> Result<CpuProgram, CpuE
     for ((h, f), sig) in m.functions.iter().zip(fsigs) {
         let id = g.funcs[h.index()];
         let what = format!("function `{}`", f.name);
-        let frame = Frame { returns: Some(f.ret), ..Frame::plain(what, &f.body) };
+        let frame = Frame { returns: Some(f.ret), ..Frame::plain(what, &f.body, SiteBody::Function(h)) };
         g.define(id, sig, &f.body, frame, |lw, params| {
             for (&p, &v) in f.params.iter().zip(&params[1..]) {
                 lw.write_local(p, v);
@@ -226,15 +226,21 @@ pub(crate) fn compile(m: &Module, check_bounds: bool) -> Result<CpuProgram, CpuE
                     Some(irgc_front::ir::DeviceOp::ForTile { threads, .. }) => threads.clone(),
                     _ => vec![1],
                 };
-                Frame { cells: homes, tile: Some((threads, shape, cells)), ..Frame::plain(what.clone(), &k.body) }
+                Frame {
+                    cells: homes,
+                    tile: Some((threads, shape, cells)),
+                    ..Frame::plain(what.clone(), &k.body, SiteBody::Kernel(h))
+                }
             }
-            None => Frame::plain(what.clone(), &k.body),
+            None => Frame::plain(what.clone(), &k.body, SiteBody::Kernel(h)),
         };
         let (entry, sig) = g.declare(&format!("k{}_{}", h.index(), k.name), &[t::I64, t::I64], Some(t::I64))?;
         g.define(entry, sig, &k.body, frame, |lw, p| Ok(vec![lw.kernel_entry(k, p[1], p[2])?]))?;
         let (size, sig) = g.declare(&format!("k{}_{}_size", h.index(), k.name), &[], Some(t::I64))?;
         // The size function evaluates only the space's bounds: no tile frame needed.
-        g.define(size, sig, &k.body, Frame::plain(what, &k.body), |lw, _| Ok(vec![lw.kernel_size(k)?]))?;
+        g.define(size, sig, &k.body, Frame::plain(what, &k.body, SiteBody::Kernel(h)), |lw, _| {
+            Ok(vec![lw.kernel_size(k)?])
+        })?;
         code.push((k.name.clone(), entry, size));
     }
 
@@ -247,5 +253,5 @@ pub(crate) fn compile(m: &Module, check_bounds: bool) -> Result<CpuProgram, CpuE
             size: g.jit.get_finalized_function(size),
         })
         .collect();
-    Ok(CpuProgram::new(g.jit, g.layout, kernels, g.sites))
+    Ok(CpuProgram::new(g.jit, g.layout, kernels, g.check_bounds))
 }

@@ -279,10 +279,9 @@ impl Lower<'_, '_> {
             GraphQuery::NumNodes => abi::slot(&mut self.b, ctx, Layout::NUM_NODES),
             GraphQuery::NumEdges => abi::slot(&mut self.b, ctx, Layout::NUM_EDGES),
             GraphQuery::Src(e) | GraphQuery::Dst(e) => {
-                let span = self.expr_of(e).span;
                 let query = if matches!(q, GraphQuery::Src(_)) { "G.src" } else { "G.dst" };
-                let e = self.edge_index(e)?;
-                let e = self.checked_graph_index(e, true, query, span);
+                let index = self.edge_index(e)?;
+                let e = self.checked_graph_index(index, true, query, e);
                 let slot = if matches!(q, GraphQuery::Src(_)) { Layout::SRC } else { Layout::COL };
                 let base = abi::slot(&mut self.b, ctx, slot);
                 let addr = abi::element(&mut self.b, base, e, Scalar::Node);
@@ -293,25 +292,24 @@ impl Lower<'_, '_> {
                     Some(w) => w,
                     None => return self.malformed("G.weight in an unweighted program"),
                 };
-                let span = self.expr_of(e).span;
-                let e = self.edge_index(e)?;
-                let e = self.checked_graph_index(e, true, "G.weight", span);
+                let index = self.edge_index(e)?;
+                let e = self.checked_graph_index(index, true, "G.weight", e);
                 let base = abi::slot(&mut self.b, ctx, Layout::WEIGHTS);
                 let addr = abi::element(&mut self.b, base, e, w);
                 let v = self.b.ins().load(clif(w), abi::flags(), addr, 0);
                 return Ok(if w == ty { v } else { self.cast(v, w, ty) });
             }
             GraphQuery::Degree(v) | GraphQuery::FirstEdge(v) | GraphQuery::EndEdge(v) => {
-                let span = self.expr_of(v).span;
+                let expr = v;
                 let v = self.expr(v)?;
-                let v = if self.bounds.is_some() {
+                let v = if self.check_bounds {
                     let wide = self.b.ins().uextend(t::I64, v);
                     let query = match q {
                         GraphQuery::Degree(_) => "G.degree",
                         GraphQuery::FirstEdge(_) => "G.first_edge",
                         _ => "G.end_edge",
                     };
-                    let checked = self.checked_graph_index(wide, false, query, span);
+                    let checked = self.checked_graph_index(wide, false, query, expr);
                     self.b.ins().ireduce(t::I32, checked)
                 } else {
                     v

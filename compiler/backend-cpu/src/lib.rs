@@ -44,7 +44,6 @@ mod types;
 
 use irgc_front::ir::Module;
 
-pub use bounds::BoundsSite;
 pub use call::CpuProgram;
 
 /// Why a module could not be compiled for the CPU.

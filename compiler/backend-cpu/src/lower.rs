@@ -58,10 +58,10 @@ pub(crate) struct Lower<'a, 'f> {
     pub funcs: Vec<FuncRef>,
     /// The storage of the body's shared arrays (tile kernels only).
     pub shared: Vec<StackSlot>,
-    /// With `--check-bounds`: the access sites checked so far in this body (see [`crate::bounds`]).
-    pub bounds: Option<Vec<crate::bounds::BoundsSite>>,
-    /// The number of the body's first site (sites are numbered across the whole program).
-    pub site_base: usize,
+    /// Whether accesses are bounds-checked (`--check-bounds`, see [`crate::bounds`]).
+    pub check_bounds: bool,
+    /// The body being lowered, for numbering its access sites.
+    pub site_body: irgc_front::bounds::SiteBody,
     pub tile: Option<Tile>,
     /// `Some(ret)` when lowering a device function returning `ret`.
     pub returns: Option<Option<Scalar>>,
@@ -198,36 +198,28 @@ impl<'a, 'f> Lower<'a, 'f> {
         }
         let base = self.array_base(a);
         let addr = abi::element(&mut self.b, base, linear, elem);
-        if self.bounds.is_none() {
+        if !self.check_bounds {
             return Ok((addr, elem));
         }
         // `--check-bounds`: every index below its dimension (arrays passed to functions carry no length).
-        let (name, bounds): (String, Vec<Value>) = match a {
-            ArrayRef::Global(g) => {
-                let global = &self.m.globals[g];
-                let bounds = match &global.kind {
-                    GlobalKind::Node => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_NODES)],
-                    GlobalKind::Edge => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_EDGES)],
-                    GlobalKind::Dense(_) => {
-                        let at = self.layout.global(g.index());
-                        (1..=idx.len()).map(|k| abi::slot(&mut self.b, self.ctx, at + k)).collect()
-                    }
-                };
-                (global.name.clone(), bounds)
-            }
+        let bounds: Vec<Value> = match a {
+            ArrayRef::Global(g) => match &self.m.globals[g].kind {
+                GlobalKind::Node => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_NODES)],
+                GlobalKind::Edge => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_EDGES)],
+                GlobalKind::Dense(_) => {
+                    let at = self.layout.global(g.index());
+                    (1..=idx.len()).map(|k| abi::slot(&mut self.b, self.ctx, at + k)).collect()
+                }
+            },
             ArrayRef::Shared(s) => {
                 let dims = self.body.shared[s].dims.clone();
-                let bounds = dims.iter().map(|&d| self.b.ins().iconst(t::I64, i64::from(d))).collect();
-                (self.body.shared[s].name.clone(), bounds)
+                dims.iter().map(|&d| self.b.ins().iconst(t::I64, i64::from(d))).collect()
             }
             ArrayRef::Param(_) => return Ok((addr, elem)),
         };
-        let span = match (index.first(), index.last()) {
-            (Some(&f), Some(&l)) => self.expr_of(f).span.to(self.expr_of(l).span),
-            _ => irgc_front::Span::default(),
-        };
+        let site = irgc_front::bounds::site(self.site_body, irgc_front::bounds::Indexed::Array(a), index[0]);
         let checks: Vec<(Value, Value)> = idx.iter().copied().zip(bounds).collect();
-        Ok(match self.check(&checks, name, span) {
+        Ok(match self.check(&checks, site) {
             Some(c) => (self.b.ins().select(c.ok, addr, c.scratch), elem),
             None => (addr, elem),
         })

@@ -144,16 +144,16 @@ fn refuse_overwriting_an_input(out: &std::path::Path, inputs: &[&std::path::Path
 
 /// A bad index found by a bounds-checked kernel, shown as a diagnostic at its source line (as compile errors
 /// are); any other error unchanged.
-fn out_of_bounds(
+pub(crate) fn out_of_bounds(
     e: anyhow::Error,
-    kernels: &crate::backend::CpuBackend,
+    module: &irgc_front::ir::Module,
     sources: &irgc_front::SourceMap,
     color: bool,
 ) -> anyhow::Error {
     let Some(irgc_runtime::RunError::OutOfBounds { kernel, site, index, bound }) = e.downcast_ref() else {
         return e;
     };
-    let Some(at) = kernels.bounds_site(*site) else {
+    let Some(at) = irgc_front::bounds::describe(module, *site) else {
         return e;
     };
     let what = match at.array.as_str() {
@@ -163,7 +163,7 @@ fn out_of_bounds(
     };
     let d = irgc_front::Diagnostic::error(at.span, format!("out-of-bounds access in kernel `{kernel}`: {what}"))
         .label(format!("index {index} >= {bound}"))
-        .note(format!("in {}; the run stopped at the first bad index of this launch", at.what));
+        .note(format!("in {}; the run stopped at the first bad index of this launch", at.body));
     eprint!("{}", sources.render(&[d], color));
     anyhow!("kernel `{kernel}` indexed out of bounds (--check-bounds)")
 }
@@ -289,7 +289,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
             Ok(exec) => exec,
             Err(e) => {
                 drop(spinner);
-                return Err(out_of_bounds(e, &k, &compilation.sources, color));
+                return Err(out_of_bounds(e, module, &compilation.sources, color));
             }
         },
         Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options)?,

@@ -24,15 +24,6 @@ pub fn compile_cpu_checked(module: &Module) -> Result<CpuBackend> {
     irgc_backend_cpu::compile_checked(module).map(CpuBackend).map_err(|e| anyhow!("the CPU backend failed: {e}"))
 }
 
-pub use irgc_backend_cpu::BoundsSite;
-
-impl CpuBackend {
-    /// Checked access site `site` (what `RunError::OutOfBounds` names), when compiled with checks.
-    pub fn bounds_site(&self, site: u64) -> Option<&BoundsSite> {
-        self.0.bounds_sites()?.get(usize::try_from(site).ok()?)
-    }
-}
-
 // `unsafe` is allowed here only to forward the backend's entry point: the runtime upholds `run`'s contract (the
 // context is one it built for this program), which is exactly the backend's own.
 #[allow(unsafe_code)]
@@ -48,7 +39,7 @@ impl irgc_runtime::CpuKernels for CpuBackend {
     }
 
     fn checks_bounds(&self) -> bool {
-        self.0.bounds_sites().is_some()
+        self.0.checks_bounds()
     }
 }
 

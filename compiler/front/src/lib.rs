@@ -9,6 +9,7 @@
 
 pub mod abi;
 pub mod analysis;
+pub mod bounds;
 pub mod diag;
 pub mod driver;
 pub mod ir;

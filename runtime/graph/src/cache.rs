@@ -28,7 +28,7 @@ use crate::error::{display_name, LoadError, WriteError};
 use crate::load::{input_files, load_graph, splitmix64, LoadOptions, WeightSpec};
 
 /// Bumped whenever the layout, or the meaning of anything a cache holds (e.g. a loader fix), changes.
-pub const CACHE_VERSION: u32 = 1;
+pub const CACHE_VERSION: u32 = 2;
 const MAGIC: [u8; 8] = *b"IRGCCSR\0";
 const HEADER_LEN: u64 = 40;
 

@@ -418,7 +418,7 @@ pub(crate) fn parse(lines: &mut Lines<'_>, columns: Option<&Columns>) -> Result<
         let what = if layout.is_some() { "a header, " } else { "" };
         return Err(LoadError::invalid(&name, format!("no edges (only {what}comments and blank lines)")));
     }
-    Ok(Parsed { edges: raw.into_edges(&name, None)?, undirected: false })
+    Ok(Parsed { edges: raw.into_edges(&name, None)? })
 }
 
 #[cfg(test)]

@@ -108,5 +108,5 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
     edges.dst = dst;
     edges.weights = Some(weights.finish());
     edges.labels = NodeLabels::Offset(base);
-    Ok(Parsed { edges, undirected: false })
+    Ok(Parsed { edges })
 }

@@ -5,12 +5,10 @@ use crate::csr::{EdgeList, Weights};
 use crate::error::{quote, LoadError};
 use crate::load::lines::{parse_f64, parse_i64, At};
 
-/// A parser's result: the edges in input order and whether the input describes an undirected graph (so random
-/// weights must be keyed by the unordered pair, making both stored directions agree).
+/// A parser's result: the edges in input order (an undirected format's edges already in both directions).
 #[derive(Debug)]
 pub(crate) struct Parsed {
     pub edges: EdgeList,
-    pub undirected: bool,
 }
 
 /// Vectors are pre-sized from header counts only up to this many entries: a lying header then costs nothing, and

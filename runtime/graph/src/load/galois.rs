@@ -165,5 +165,5 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
     edges.dst = dst;
     edges.weights = weights;
     edges.labels = NodeLabels::Offset(0);
-    Ok(Parsed { edges, undirected: false })
+    Ok(Parsed { edges })
 }

@@ -57,5 +57,5 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
     edges.src = src;
     edges.dst = dst;
     edges.labels = NodeLabels::Offset(0);
-    Ok(Parsed { edges, undirected: false })
+    Ok(Parsed { edges })
 }

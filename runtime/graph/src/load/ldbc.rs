@@ -105,7 +105,7 @@ pub(crate) fn load(path: &Path, progress: &mut Progress<'_>) -> Result<Parsed, L
         edges.weights = Some(weights.finish());
     }
     edges.labels = NodeLabels::Explicit(ids);
-    Ok(Parsed { edges, undirected: false })
+    Ok(Parsed { edges })
 }
 
 /// The ids of `x.v`, in file order.

@@ -105,5 +105,5 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
     if edge_weights {
         edges.weights = Some(weights.finish());
     }
-    Ok(Parsed { edges, undirected: true })
+    Ok(Parsed { edges })
 }

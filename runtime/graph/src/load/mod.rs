@@ -180,7 +180,7 @@ pub fn load_edge_list(
         p.finish();
         parsed
     };
-    weights::apply(opts.weights, &mut parsed, opts.build.symmetrize);
+    weights::apply(opts.weights, &mut parsed);
     Ok(parsed.edges)
 }
 

@@ -109,7 +109,7 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
     if field != Field::Pattern {
         edges.weights = Some(weights.finish());
     }
-    Ok(Parsed { edges, undirected: mirror })
+    Ok(Parsed { edges })
 }
 
 /// Reads and checks `%%MatrixMarket matrix coordinate <field> <symmetry>`.

@@ -59,5 +59,5 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
     edges.src = src;
     edges.dst = dst;
     edges.labels = NodeLabels::Offset(1);
-    Ok(Parsed { edges, undirected: true })
+    Ok(Parsed { edges })
 }

@@ -45,7 +45,7 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
         raw.push_front(at, a, b, first_w.as_deref())?;
     }
     let labels_hint = if is_header { Some(a) } else { None };
-    Ok(Parsed { edges: raw.into_edges(&name, labels_hint)?, undirected: false })
+    Ok(Parsed { edges: raw.into_edges(&name, labels_hint)? })
 }
 
 impl RawEdges {

@@ -2,9 +2,11 @@
 //!
 //! Random weights must be reproducible (the same seed gives the same graph on every machine and every run, whatever
 //! the thread count), and on an undirected graph both stored directions of an edge must get the same weight, or
-//! shortest paths would depend on the direction of travel. So each weight is a pure function of the seed and a key:
-//! the unordered pair `(min(u, v), max(u, v))` for undirected or symmetrized inputs, the edge's position in the file
-//! otherwise (so parallel arcs of a directed multigraph get independent weights).
+//! shortest paths would depend on the direction of travel. So each weight is a pure function of the seed and the
+//! unordered pair `(min(u, v), max(u, v))`, for directed inputs too: a program that needs an undirected graph
+//! symmetrizes a directed one at run time (`graph G(undirected)`), and its edges' two directions must agree there
+//! as well (keying directed arcs by file position once gave a matching two weights for one edge). Parallel arcs
+//! of a multigraph therefore share a weight.
 
 use crate::csr::Weights;
 use crate::error::LoadError;
@@ -67,35 +69,24 @@ pub fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Separates the "edge position" keys of directed inputs from the "node pair" keys of undirected ones.
-const POSITION_DOMAIN: u64 = 0xD1B5_4A32_D192_ED03;
-
 fn uniform(seed: u64, a: u64, b: u64, lo: i64, hi: i64) -> i64 {
     let x = splitmix64(splitmix64(splitmix64(seed) ^ a) ^ b);
     let span = (hi as i128 - lo as i128 + 1) as u128;
     (lo as i128 + (x as u128 % span) as i128) as i64
 }
 
-/// Applies `spec` to the parsed edges; `symmetrize` says the build will add reverse edges.
-pub(crate) fn apply(spec: WeightSpec, parsed: &mut Parsed, symmetrize: bool) {
+/// Applies `spec` to the parsed edges.
+pub(crate) fn apply(spec: WeightSpec, parsed: &mut Parsed) {
     let edges = &mut parsed.edges;
     match spec {
         WeightSpec::AsFile => {}
         WeightSpec::Constant(c) => edges.weights = Some(Weights::Int(vec![c; edges.src.len()])),
         WeightSpec::UniformInt { lo, hi, seed } => {
-            let by_pair = parsed.undirected || symmetrize;
             let w = edges
                 .src
                 .iter()
                 .zip(&edges.dst)
-                .enumerate()
-                .map(|(i, (&u, &v))| {
-                    if by_pair {
-                        uniform(seed, u.min(v) as u64, u.max(v) as u64, lo, hi)
-                    } else {
-                        uniform(seed, i as u64, POSITION_DOMAIN, lo, hi)
-                    }
-                })
+                .map(|(&u, &v)| uniform(seed, u.min(v) as u64, u.max(v) as u64, lo, hi))
                 .collect();
             edges.weights = Some(Weights::Int(w));
         }
