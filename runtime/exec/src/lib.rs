@@ -43,7 +43,7 @@ pub use output::{
 };
 pub use params::{parse_param, resolve_params, split_param};
 pub use stats::{LaunchRecord, Mode, OutlinedRun, PipeRound, Printed, Stats};
-pub use verify::{verify, CheckReport};
+pub use verify::{verify, CheckReport, Quality};
 
 /// The kernels of a compiled program, as the CPU backend provides them.
 ///

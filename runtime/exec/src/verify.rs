@@ -10,6 +10,9 @@
 //! - `communities`: modularity is reported; only a malformed partition (wrong length) fails;
 //! - `apsp`: the top-left `n × n` block of the dense array against Dijkstra from every node; a value at or above
 //!   half the element type's largest value means unreached (see [`dense_unreached`]).
+//!
+//! Where many answers are right (colourings, matchings, partitions), a report also rates the one given
+//! ([`Quality`]): a check that only says "valid" would let a faster, worse program look better.
 
 use irgc_artifact::{Artifact, CheckDesc};
 use irgc_graph::Csr;
@@ -28,6 +31,41 @@ pub struct CheckReport {
     pub reference: String,
     /// The reference's summary, e.g. "reached 5 nodes, max level 3".
     pub summary: String,
+    /// How good the result is, where a check accepts more than one answer (colourings, matchings, partitions):
+    /// the numbers the summary states, for scripts and for `irgc bench`'s quality column, so a faster but worse
+    /// result shows. `None` for checks with exactly one right answer (BFS, SSSP, components, APSP).
+    pub quality: Option<Quality>,
+}
+
+/// The quality of a result that is one of many right answers. Serialized without a tag, as the numbers it holds
+/// (`{"colors": 27}`, `{"matched_pairs": 6450, "weight": 5166769527956.0}`, `{"modularity": 0.63,
+/// "communities": 3656}`): each kind's field names are distinct, so a reader knows the kind by them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Quality {
+    /// A proper colouring: fewer colours is better.
+    Coloring { colors: u64 },
+    /// A matching: more weight (and pairs) is better.
+    Matching { matched_pairs: u64, weight: f64 },
+    /// A partition into communities: higher modularity is better.
+    Communities { modularity: f64, communities: u64 },
+}
+
+impl std::fmt::Display for Quality {
+    /// The short form of a table cell: `27 colours`, `6450 pairs, w 5.167e12`, `Q 0.6312 (3656)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Quality::Coloring { colors } => write!(f, "{colors} colours"),
+            Quality::Matching { matched_pairs, weight } => {
+                if weight.abs() >= 1e6 {
+                    write!(f, "{matched_pairs} pairs, w {weight:.4e}")
+                } else {
+                    write!(f, "{matched_pairs} pairs, w {weight}")
+                }
+            }
+            Quality::Communities { modularity, communities } => write!(f, "Q {modularity:.4} ({communities})"),
+        }
+    }
 }
 
 /// Checks every output with a declared check. Fails with [`RunError::NothingToVerify`] when there is none, and with
@@ -61,7 +99,16 @@ fn check_one(check: &CheckDesc, g: &Csr, data: &OutputData, env: &StaticEnv<'_>)
         reference: reference.to_string(),
         mismatch: Box::new(mismatch),
     };
-    let report = |reference: String, summary: String| CheckReport { output: data.name.clone(), reference, summary };
+    let report = |reference: String, summary: String| CheckReport {
+        output: data.name.clone(),
+        reference,
+        summary,
+        quality: None,
+    };
+    let rated = |reference: String, summary: String, quality: Quality| CheckReport {
+        quality: Some(quality),
+        ..report(reference, summary)
+    };
     let need_node_shape = |kind: &str| -> Result<(), RunError> {
         if data.shape == OutputShape::Node {
             Ok(())
@@ -109,7 +156,11 @@ fn check_one(check: &CheckDesc, g: &Csr, data: &OutputData, env: &StaticEnv<'_>)
             need_node_shape("coloring")?;
             let reference = "colouring validity (every edge)".to_string();
             let sum = v::check_coloring(g, &data.values).map_err(|m| fail(&reference, m))?;
-            report(reference, format!("a proper colouring with {} colours", sum.colors))
+            rated(
+                reference,
+                format!("a proper colouring with {} colours", sum.colors),
+                Quality::Coloring { colors: sum.colors },
+            )
         }
         CheckDesc::Matching => {
             need_node_shape("matching")?;
@@ -118,13 +169,21 @@ fn check_one(check: &CheckDesc, g: &Csr, data: &OutputData, env: &StaticEnv<'_>)
             let sum = v::check_greedy_matching(g, &cand).map_err(|m| fail(&reference, m))?;
             let greedy = if sum.compared_with_greedy { ", equal to greedy" } else { "" };
             let maximal = if sum.maximal { "maximal" } else { "not maximal" };
-            report(reference, format!("{} pairs of total weight {}, {maximal}{greedy}", sum.pairs, sum.weight))
+            rated(
+                reference,
+                format!("{} pairs of total weight {}, {maximal}{greedy}", sum.pairs, sum.weight),
+                Quality::Matching { matched_pairs: sum.pairs, weight: sum.weight },
+            )
         }
         CheckDesc::Communities => {
             need_node_shape("communities")?;
             let reference = "modularity (Newman-Girvan)".to_string();
             let sum = v::modularity(g, &data.values).map_err(|m| fail(&reference, m))?;
-            report(reference, format!("{} communities, modularity {:.6}", sum.communities, sum.modularity))
+            rated(
+                reference,
+                format!("{} communities, modularity {:.6}", sum.communities, sum.modularity),
+                Quality::Communities { modularity: sum.modularity, communities: sum.communities },
+            )
         }
         CheckDesc::Apsp => {
             let OutputShape::Dense { dims } = data.shape else {

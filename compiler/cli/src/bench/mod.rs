@@ -221,8 +221,13 @@ fn compile_all(args: &BenchArgs, given: &[(String, String)], color: bool) -> Res
 /// Prints one progress line for a finished row.
 fn progress(row: &Row) {
     eprintln!(
-        "  {:<18} {:<8} median {:.3} ms ({} launches), verified {:?}",
-        row.program, row.backend, row.median_ms, row.launches, row.verified
+        "  {:<18} {:<8} median {:.3} ms ({} launches), verified {:?}{}",
+        row.program,
+        row.backend,
+        row.median_ms,
+        row.launches,
+        row.verified,
+        row.quality.iter().map(|q| format!(", {q}")).collect::<String>()
     );
 }
 
@@ -280,9 +285,10 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
                 Ok(reports) => (
                     Verified::Ok,
                     reports.iter().map(|r| format!("{}: {}", r.output, r.summary)).collect::<Vec<_>>().join("; "),
+                    reports.into_iter().filter_map(|r| r.quality).collect(),
                 ),
-                Err(irgc_runtime::RunError::NothingToVerify(msg)) => (Verified::None, msg),
-                Err(e) => (Verified::Failed, e.to_string()),
+                Err(irgc_runtime::RunError::NothingToVerify(msg)) => (Verified::None, msg, Vec::new()),
+                Err(e) => (Verified::Failed, e.to_string(), Vec::new()),
             });
         }
         if i >= args.warmup {
@@ -296,10 +302,12 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
         };
         // `exec` (the run's memory) is dropped here, before the next run allocates its own.
     }
-    let (verified, detail) = verdict.ok_or_else(|| anyhow!("no run was made"))?;
+    let (verified, detail, quality) = verdict.ok_or_else(|| anyhow!("no run was made"))?;
     let weight_size = artifact.graph.as_ref().and_then(|g| g.weight).map(Scalar::size);
     let backend = if args.backend == Backend::Cuda { "cuda" } else { "cpu" };
-    let row = make_row(args, &program.stem, graph, backend, threads, Timings { compute, setup, launches }, weight_size);
+    let mut row =
+        make_row(args, &program.stem, graph, backend, threads, Timings { compute, setup, launches }, weight_size);
+    row.quality = quality;
     finish_row(row, verified, detail, results);
     Ok(())
 }
@@ -401,6 +409,7 @@ fn make_row(
         gbps,
         bytes,
         verified: Verified::None,
+        quality: Vec::new(),
         verify_detail: String::new(),
     }
 }

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use irgc_runtime::Quality;
 use serde::Serialize;
 
 /// Whether a row's first run gave the right answer.
@@ -60,6 +61,9 @@ pub struct Row {
     /// Bytes of the CSR read once: `8 (n + 1) + 4 m`, plus the weights if the program reads them.
     pub bytes: u64,
     pub verified: Verified,
+    /// The quality of the first run's result, one per checked output that rates it (colours, matching weight,
+    /// modularity; see [`Quality`]): empty for checks with one right answer, baselines and failed checks.
+    pub quality: Vec<Quality>,
     /// The reference's summary, or the mismatch.
     pub verify_detail: String,
 }
@@ -111,9 +115,18 @@ fn ms(x: f64) -> String {
     }
 }
 
-/// The aligned text table: text columns left-aligned, numbers right-aligned.
+/// The quality cell: each rated output's quality, `-` when none is rated.
+fn quality(q: &[Quality]) -> String {
+    if q.is_empty() {
+        return "-".to_string();
+    }
+    q.iter().map(Quality::to_string).collect::<Vec<_>>().join("; ")
+}
+
+/// The aligned text table: text columns left-aligned, numbers right-aligned. The quality column stands beside the
+/// times, so a faster row with a worse answer (more colours, a lighter matching) reads as such.
 pub fn text(rows: &[Row]) -> String {
-    const HEAD: [&str; 13] = [
+    const HEAD: [&str; 14] = [
         "program",
         "graph",
         "n",
@@ -122,6 +135,7 @@ pub fn text(rows: &[Row]) -> String {
         "median ms",
         "min",
         "max",
+        "quality",
         "setup ms",
         "launches",
         "MTEPS",
@@ -129,8 +143,9 @@ pub fn text(rows: &[Row]) -> String {
         "verified",
     ];
     // Which columns are text (left-aligned).
-    const LEFT: [bool; 13] = [true, true, false, false, true, false, false, false, false, false, false, false, true];
-    let cells: Vec<[String; 13]> = rows
+    const LEFT: [bool; 14] =
+        [true, true, false, false, true, false, false, false, true, false, false, false, false, true];
+    let cells: Vec<[String; 14]> = rows
         .iter()
         .map(|r| {
             [
@@ -142,6 +157,7 @@ pub fn text(rows: &[Row]) -> String {
                 ms(r.median_ms),
                 ms(r.min_ms),
                 ms(r.max_ms),
+                quality(&r.quality),
                 ms(r.setup_ms),
                 r.launches.to_string(),
                 format!("{:.1}", r.mteps),
@@ -150,7 +166,7 @@ pub fn text(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    let mut width: [usize; 13] = HEAD.map(str::len);
+    let mut width: [usize; 14] = HEAD.map(str::len);
     for c in &cells {
         for (w, s) in width.iter_mut().zip(c) {
             *w = (*w).max(s.len());
@@ -197,9 +213,8 @@ mod tests {
         assert!((mteps - 2.0).abs() < 1e-9 && (gbps - 3.0).abs() < 1e-9);
     }
 
-    #[test]
-    fn the_table_is_aligned() {
-        let row = Row {
+    fn row() -> Row {
+        Row {
             program: "rem".into(),
             graph: "g".into(),
             n: 10,
@@ -218,12 +233,40 @@ mod tests {
             gbps: 0.1,
             bytes: 168,
             verified: Verified::Ok,
+            quality: Vec::new(),
             verify_detail: String::new(),
-        };
-        let t = text(&[row]);
+        }
+    }
+
+    #[test]
+    fn the_table_is_aligned() {
+        let t = text(&[row()]);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(lines[0].starts_with("program  graph   n   m  backend  median ms"));
         assert!(lines[2].contains("1.500") && lines[2].contains(" 2048 ") && lines[2].ends_with("ok"));
+        // No rated output: the quality cell is a dash, under its heading.
+        let at = lines[0].find("quality").unwrap();
+        assert_eq!(&lines[2][at..at + 1], "-");
+    }
+
+    #[test]
+    fn the_quality_column_shows_each_rated_output() {
+        let mut a = row();
+        a.quality = vec![Quality::Coloring { colors: 27 }];
+        let mut b = row();
+        b.program = "louvain".into();
+        b.quality = vec![
+            Quality::Communities { modularity: 0.631_249, communities: 3656 },
+            Quality::Matching { matched_pairs: 12, weight: 40.0 },
+        ];
+        let json = serde_json::to_value(&b).unwrap();
+        assert_eq!(json["quality"][0]["communities"], 3656);
+        assert_eq!(json["quality"][1], serde_json::json!({ "matched_pairs": 12, "weight": 40.0 }));
+        let t = text(&[a, b]);
+        let lines: Vec<&str> = t.lines().collect();
+        let at = lines[0].find("quality").unwrap();
+        assert!(lines[2][at..].starts_with("27 colours "), "{t}");
+        assert!(lines[3][at..].starts_with("Q 0.6312 (3656); 12 pairs, w 40 "), "{t}");
     }
 }

@@ -1,0 +1,126 @@
+//! End to end on the CPU backend: every colouring program in `programs/coloring` must give a proper colouring
+//! (`--verify`) on real and generated graphs, with its colour count reported as the row's quality; the hybrid's
+//! threshold must really force each branch; and Jones-Plassmann must need no more colours than IPGC where
+//! largest-degree-first is known to help, and give the same colouring on any thread count (it is the greedy
+//! colouring in priority order, whatever the interleaving).
+
+mod common;
+
+use common::*;
+
+const PROGRAMS: &[&str] = &[
+    "programs/coloring/ipgc_hybrid.irg",
+    "programs/coloring/ipgc_data.irg",
+    "programs/coloring/ipgc_topology.irg",
+    "programs/coloring/jp_ldf.irg",
+];
+
+/// Benches `programs` on `graphs` once each (`extra` adds flags) and returns the colours of every row, in row order
+/// (graph-major), after asserting each verified.
+fn colours(programs: &[&str], graphs: &[String], extra: &[&str]) -> Vec<(String, String, u64)> {
+    let mut args = vec!["bench", "--runs", "1", "--warmup", "0", "--json", "--no-cache"];
+    args.extend_from_slice(programs);
+    for g in graphs {
+        args.extend_from_slice(&["--graph", g]);
+    }
+    args.extend_from_slice(extra);
+    let out = irgc(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "irgc {}\nfailed:\n{stderr}\n{stdout}", args.join(" "));
+    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("bench --json prints a JSON array");
+    let rows = rows.as_array().expect("an array of rows");
+    assert_eq!(rows.len(), programs.len() * graphs.len(), "one row per program and graph:\n{stderr}");
+    rows.iter()
+        .map(|row| {
+            let what = format!("{} on {}", row["program"], row["graph"]);
+            assert_eq!(row["verified"], "ok", "{what}: {}", row["verify_detail"]);
+            let c = row["quality"][0]["colors"].as_u64().unwrap_or_else(|| panic!("{what}: no colours in {row}"));
+            assert!(c >= 2, "{what}: {c} colours for a graph with edges");
+            (row["program"].as_str().unwrap().to_string(), row["graph"].as_str().unwrap().to_string(), c)
+        })
+        .collect()
+}
+
+fn generated() -> Vec<String> {
+    [
+        "gen:rmat:scale=12,ef=8,seed=7",
+        "gen:rmat:scale=12,ef=16,preset=rmat-g,seed=3",
+        "gen:er:scale=12,deg=16,seed=2",
+        "gen:rgg:scale=12,seed=5",
+        "gen:delaunay:scale=11,seed=4",
+        "gen:grid:w=64,h=64,seed=6",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn every_colouring_program_verifies_on_generated_graphs() {
+    colours(PROGRAMS, &generated(), &[]);
+}
+
+#[test]
+fn every_colouring_program_verifies_on_real_graphs() {
+    let graphs = [
+        "astro-ph.graph.xz",
+        "delaunay_n15.graph.xz",
+        "wiki-Vote.txt.xz",
+        "email-Enron.txt.xz",
+        "p2p-31.e.xz",
+        "road-luxembourg-osm.mtx.xz",
+        "rgg_n_2_15_s0.graph.xz",
+        "copter2.graph.xz",
+        "uk-2007-05@100000.arcs.tsv.xz",
+    ]
+    .map(data);
+    colours(PROGRAMS, &graphs, &[]);
+}
+
+/// The hybrid's presets: `H=-1` takes the dense (topology-driven) branch every round, `H=1` the sparse
+/// (data-driven) one, as `--stats` shows per launch; both still verify.
+#[test]
+fn the_hybrid_threshold_forces_each_branch() {
+    for (h, kernel, other) in [("-1", "assign_topology", "assign_data"), ("1", "assign_data", "assign_topology")] {
+        let out = run_verified(
+            "programs/coloring/ipgc_hybrid.irg",
+            "gen:rmat:scale=12,ef=8,seed=7",
+            &["--param", &format!("H={h}"), "--stats"],
+        );
+        assert!(out.contains(kernel), "H={h}: no {kernel} launch in\n{out}");
+        assert!(!out.contains(other), "H={h}: {other} launched in\n{out}");
+    }
+}
+
+/// Largest-degree-first Jones-Plassmann against IPGC on skewed graphs: never more colours.
+#[test]
+fn jp_ldf_needs_no_more_colours_than_ipgc_on_skewed_graphs() {
+    let graphs = ["gen:rmat:scale=13,ef=16,seed=1".to_string(), data("uk-2007-05@100000.arcs.tsv.xz")];
+    let rows = colours(&["programs/coloring/ipgc_data.irg", "programs/coloring/jp_ldf.irg"], &graphs, &[]);
+    for pair in rows.chunks(2) {
+        assert!(
+            pair[1].2 <= pair[0].2,
+            "{} needs more colours than {} on {}: {pair:?}",
+            pair[1].0,
+            pair[0].0,
+            pair[0].1
+        );
+    }
+}
+
+/// Jones-Plassmann colours in priority order whatever the threads do, so one thread and two give the same file.
+#[test]
+fn jp_ldf_is_deterministic() {
+    let graph = "gen:rmat:scale=13,ef=16,seed=1";
+    let files: Vec<String> = ["1", "2"]
+        .iter()
+        .map(|t| {
+            let out = temp("color.txt");
+            run_verified("programs/coloring/jp_ldf.irg", graph, &["--threads", t, "--out", out.to_str().unwrap()]);
+            let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
+            std::fs::remove_file(&out).ok();
+            text
+        })
+        .collect();
+    assert!(files[0] == files[1], "jp_ldf gave different colourings on 1 and 2 threads");
+}
