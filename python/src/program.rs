@@ -98,7 +98,7 @@ impl Program {
                     .map_err(|e| errors::from_anyhow(&e, errors::run))?
             }
             Some(gpu) => {
-                let program = execute::prepare_cuda(gpu, &self.compiled.module, artifact, arch)
+                let program = execute::prepare_cuda(gpu, &self.compiled.module, artifact, arch, false)
                     .map_err(|e| errors::from_anyhow(&e, errors::cuda))?;
                 execute::on_cuda(program, artifact, csr, &graph.name, &params, options)
                     .map_err(|e| errors::from_anyhow(&e, errors::cuda))?

@@ -19,7 +19,7 @@ fn main() {
         eprintln!("{}", c.sources.render(&c.diagnostics, false));
         std::process::exit(1);
     };
-    let opts = irgc_backend_ptx::Options { arch: arch.unwrap_or_else(|| "sm_80".into()) };
+    let opts = irgc_backend_ptx::Options { arch: arch.unwrap_or_else(|| "sm_80".into()), check_bounds: false };
     let out = irgc_backend_ptx::compile(&m, &opts).unwrap_or_else(|e| panic!("{e}"));
     let text = if args.iter().any(|a| a == "--ir") { out.llvm_ir } else { out.ptx };
     std::io::stdout().write_all(text.as_bytes()).expect("stdout");

@@ -52,6 +52,8 @@ fn target_machine(arch: &str) -> Result<TargetMachine, PtxError> {
 /// What the lowering of one body needs to know beyond the body itself.
 struct Frame<'c> {
     what: String,
+    /// The kernel or function, for numbering bounds-checked access sites (`None`: the plan of an outlined pipe).
+    site_body: Option<irgc_front::bounds::SiteBody>,
     returns: Option<Option<Scalar>>,
     in_tile: bool,
     shared: Vec<PointerValue<'c>>,
@@ -65,6 +67,8 @@ struct Gen<'c, 'm> {
     ctx_ty: StructType<'c>,
     funcs: Vec<FunctionValue<'c>>,
     helpers: Helpers,
+    /// Whether accesses are bounds-checked (`--check-bounds`).
+    check_bounds: bool,
 }
 
 impl<'c> Gen<'c, '_> {
@@ -126,6 +130,8 @@ impl<'c> Gen<'c, '_> {
             overrides: Vec::new(),
             reduce_coop: irgc_front::ir::Cooperation::Thread,
             reduction_addr: None,
+            check_bounds: self.check_bounds,
+            site_body: frame.site_body,
         };
         build(&mut lw)?;
         match returns {
@@ -167,12 +173,12 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     let chosen = |i: usize| part == Part::All || part == Part::Kernel(i);
     let tm = target_machine(&opts.arch)?;
     let c = Context::create();
-    let mut g = Gen::new(&c, m, &tm);
+    let mut g = Gen::new(&c, m, &tm, opts.check_bounds);
     let entries = g.declare_kernels(&chosen)?;
     g.define_functions()?;
     let mut out = PtxOutput::default();
-    for ((_, k), fv) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
-        let (threads, bytes) = g.define_kernel(k, fv)?;
+    for ((kh, k), fv) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
+        let (threads, bytes) = g.define_kernel(kh, k, fv)?;
         out.kernels.push(k.name.clone());
         out.block_threads.push(threads);
         out.shared_bytes.push(bytes);
@@ -188,15 +194,17 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
 
 impl<'c, 'm> Gen<'c, 'm> {
     /// An empty LLVM module for `m` on the target, with the context struct type.
-    fn new(c: &'c Context, m: &'m Module, tm: &TargetMachine) -> Self {
+    fn new(c: &'c Context, m: &'m Module, tm: &TargetMachine, check_bounds: bool) -> Self {
         let lm = c.create_module(&m.name);
         lm.set_triple(&tm.get_triple());
         lm.set_data_layout(&tm.get_target_data().get_data_layout());
         let layout = layout_of(m);
-        let slot_types: Vec<BasicTypeEnum> = vec![c.i64_type().into(); layout.len()];
+        // With bounds checks the kernels also read the slot after the table (the bounds report's address).
+        let slots = if check_bounds { layout.context_len() } else { layout.len() };
+        let slot_types: Vec<BasicTypeEnum> = vec![c.i64_type().into(); slots];
         let ctx_ty = c.opaque_struct_type("irgc.ctx");
         ctx_ty.set_body(&slot_types, false);
-        Gen { c, lm, m, layout, ctx_ty, funcs: Vec::new(), helpers: Helpers::default() }
+        Gen { c, lm, m, layout, ctx_ty, funcs: Vec::new(), helpers: Helpers::default(), check_bounds }
     }
 
     fn global_ptr(&self) -> inkwell::types::PointerType<'c> {
@@ -246,8 +254,13 @@ impl<'c, 'm> Gen<'c, 'm> {
         }
         for (h, f) in m.functions.iter() {
             let fv = self.funcs[h.index()];
-            let frame =
-                Frame { what: format!("function `{}`", f.name), returns: Some(f.ret), in_tile: false, shared: vec![] };
+            let frame = Frame {
+                what: format!("function `{}`", f.name),
+                site_body: Some(irgc_front::bounds::SiteBody::Function(h)),
+                returns: Some(f.ret),
+                in_tile: false,
+                shared: vec![],
+            };
             self.define(fv, f.body.view(), frame, |lw| {
                 for (k, &p) in f.params.iter().enumerate() {
                     let Some(v) = fv.get_nth_param(k as u32 + 1) else {
@@ -262,7 +275,12 @@ impl<'c, 'm> Gen<'c, 'm> {
     }
 
     /// Defines kernel `k`'s entry `fv`; returns its exact block size (tile kernels) and its shared-memory bytes.
-    fn define_kernel(&mut self, k: &'m Kernel, fv: FunctionValue<'c>) -> Result<(Option<u32>, u64), PtxError> {
+    fn define_kernel(
+        &mut self,
+        kh: irgc_front::ir::Handle<Kernel>,
+        k: &'m Kernel,
+        fv: FunctionValue<'c>,
+    ) -> Result<(Option<u32>, u64), PtxError> {
         let what = format!("kernel `{}`", k.name);
         let tile = match top_level(k) {
             Some(DeviceOp::ForTile { threads, .. }) => {
@@ -279,7 +297,8 @@ impl<'c, 'm> Gen<'c, 'm> {
             Some(n) => self.annotate(fv, "reqntidx", n)?,
             None => self.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
         }
-        let frame = Frame { what, returns: None, in_tile: tile.is_some(), shared };
+        let site_body = Some(irgc_front::bounds::SiteBody::Kernel(kh));
+        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared };
         self.define(fv, k.body.view(), frame, |lw| {
             let Some(size) = fv.get_nth_param(1) else {
                 return lw.malformed("missing size parameter");
@@ -347,8 +366,13 @@ impl<'c, 'm> Gen<'c, 'm> {
             let sty = c.void_type().fn_type(&params, false);
             let sv = self.lm.add_function(&crate::pipe::step_name(pipe.index, kh, m), sty, Some(Linkage::Internal));
             sv.add_attribute(AttributeLoc::Function, self.always_inline());
-            let frame =
-                Frame { what: format!("kernel `{}` in {what}", k.name), returns: None, in_tile: false, shared: vec![] };
+            let frame = Frame {
+                what: format!("kernel `{}` in {what}", k.name),
+                site_body: Some(irgc_front::bounds::SiteBody::Kernel(kh)),
+                returns: None,
+                in_tile: false,
+                shared: vec![],
+            };
             self.define(sv, k.body.view(), frame, |lw| {
                 for (n, &slot) in slots.iter().enumerate() {
                     let Some(v) = sv.get_nth_param(n as u32 + 1) else {
@@ -366,7 +390,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             })?;
             steps.push((kh, sv));
         }
-        let frame = Frame { what, returns: None, in_tile: false, shared: vec![] };
+        let frame = Frame { what, site_body: None, returns: None, in_tile: false, shared: vec![] };
         self.define(fv, m.plan.view(), frame, |lw| {
             let Some(state) = fv.get_nth_param(1) else {
                 return lw.malformed("missing state parameter");

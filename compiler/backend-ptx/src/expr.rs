@@ -338,7 +338,9 @@ impl<'c> Lower<'c, '_> {
             GraphQuery::NumNodes => self.slot(Layout::NUM_NODES)?,
             GraphQuery::NumEdges => self.slot(Layout::NUM_EDGES)?,
             GraphQuery::Src(e) | GraphQuery::Dst(e) => {
-                let e = self.edge_index(e)?;
+                let query = if matches!(q, GraphQuery::Src(_)) { "G.src" } else { "G.dst" };
+                let index = self.edge_index(e)?;
+                let e = self.checked_graph_index(index, true, query, e)?;
                 let slot = if matches!(q, GraphQuery::Src(_)) { Layout::SRC } else { Layout::COL };
                 let base = self.slot_ptr(slot)?;
                 let addr = self.element(base, e, Scalar::Node, GLOBAL)?;
@@ -348,7 +350,8 @@ impl<'c> Lower<'c, '_> {
                 let Some(w) = self.m.graph.as_ref().and_then(|g| g.weight) else {
                     return self.malformed("G.weight in an unweighted program");
                 };
-                let e = self.edge_index(e)?;
+                let index = self.edge_index(e)?;
+                let e = self.checked_graph_index(index, true, "G.weight", e)?;
                 let base = self.slot_ptr(Layout::WEIGHTS)?;
                 let addr = self.element(base, e, w, GLOBAL)?;
                 let v = self.b.build_load(types::mem(self.c, w), addr, "")?;
@@ -356,8 +359,19 @@ impl<'c> Lower<'c, '_> {
                 return if w == ty { Ok(v) } else { self.cast(v, w, ty) };
             }
             GraphQuery::Degree(v) | GraphQuery::FirstEdge(v) | GraphQuery::EndEdge(v) => {
+                let expr = v;
                 let v = self.expr(v)?;
-                let v = self.int(v)?;
+                let mut v = self.int(v)?;
+                if self.check_bounds {
+                    let query = match q {
+                        GraphQuery::Degree(_) => "G.degree",
+                        GraphQuery::FirstEdge(_) => "G.first_edge",
+                        _ => "G.end_edge",
+                    };
+                    let wide = self.b.build_int_z_extend(v, self.c.i64_type(), "")?;
+                    let checked = self.checked_graph_index(wide, false, query, expr)?;
+                    v = self.b.build_int_truncate(checked, self.c.i32_type(), "")?;
+                }
                 match q {
                     GraphQuery::FirstEdge(_) => self.row_start(v, 0)?,
                     GraphQuery::EndEdge(_) => self.row_start(v, 1)?,

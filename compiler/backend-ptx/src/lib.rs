@@ -83,6 +83,7 @@
 
 mod abi;
 mod atomics;
+mod bounds;
 mod codegen;
 mod convert;
 mod expr;
@@ -107,11 +108,13 @@ pub const ARCHS: &[&str] = &["sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90
 pub struct Options {
     /// The GPU architecture, one of [`ARCHS`] (`"sm_80"`, `"sm_90"`, ...).
     pub arch: String,
+    /// Bounds-check every array and graph access (`--check-bounds`, see the `bounds` module).
+    pub check_bounds: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { arch: "sm_80".into() }
+        Options { arch: "sm_80".into(), check_bounds: false }
     }
 }
 

@@ -67,6 +67,10 @@ pub(crate) struct Lower<'c, 'a> {
     pub reduce_coop: irgc_front::ir::Cooperation,
     /// Where the reduction combines, when not the context's reduction slot (a step of an outlined pipe).
     pub reduction_addr: Option<PointerValue<'c>>,
+    /// Whether accesses are bounds-checked (`--check-bounds`, see [`crate::bounds`]).
+    pub check_bounds: bool,
+    /// The kernel or function being lowered, for numbering its access sites (`None` for the plan).
+    pub site_body: Option<irgc_front::bounds::SiteBody>,
 }
 
 impl<'c, 'a> Lower<'c, 'a> {
@@ -216,6 +220,34 @@ impl<'c, 'a> Lower<'c, 'a> {
         }
         let space = Self::array_space(a);
         let base = self.array_base(a)?;
-        Ok((self.element(base, linear, elem, space)?, elem, space))
+        if !self.check_bounds || matches!(a, ArrayRef::Param(_)) {
+            return Ok((self.element(base, linear, elem, space)?, elem, space));
+        }
+        // `--check-bounds`: every index below its dimension (arrays passed to functions carry no length).
+        let bounds: Vec<IntValue<'c>> = match a {
+            ArrayRef::Global(g) => match &self.m.globals[g].kind {
+                GlobalKind::Node => vec![self.slot(Layout::NUM_NODES)?],
+                GlobalKind::Edge => vec![self.slot(Layout::NUM_EDGES)?],
+                GlobalKind::Dense(_) => {
+                    let at = self.layout.global(g.index());
+                    (1..=idx.len()).map(|k| self.slot(at + k)).collect::<Result<_, _>>()?
+                }
+            },
+            _ => dims.iter().map(|d| i64t.const_int(d.unwrap_or(0), false)).collect(),
+        };
+        let checks: Vec<_> = idx.iter().copied().zip(bounds).collect();
+        let checked = self.check(&checks, irgc_front::bounds::Indexed::Array(a), index[0])?;
+        Ok(match (checked, space) {
+            (Some(c), GLOBAL) => {
+                let addr = self.element(base, linear, elem, space)?;
+                (self.b.build_select(c.ok, addr, c.scratch, "")?.into_pointer_value(), elem, space)
+            }
+            // Shared memory cannot point at the scratch word: the access goes to element 0 instead.
+            (Some(c), _) => {
+                let safe = self.b.build_select(c.ok, linear, i64t.const_zero(), "")?.into_int_value();
+                (self.element(base, safe, elem, space)?, elem, space)
+            }
+            (None, _) => (self.element(base, linear, elem, space)?, elem, space),
+        })
     }
 }

@@ -10,7 +10,7 @@ use irgc_backend_ptx::PtxError;
 use irgc_test_support::{front_module, ptxas, Program};
 
 fn options(arch: &str) -> irgc_backend_ptx::Options {
-    irgc_backend_ptx::Options { arch: arch.into() }
+    irgc_backend_ptx::Options { arch: arch.into(), check_bounds: false }
 }
 
 fn programs() -> Vec<Program> {

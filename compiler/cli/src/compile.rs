@@ -37,6 +37,9 @@ pub struct CompileArgs {
     /// GPU architecture for PTX [default: the GPU in this machine, else sm_80].
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(irgc_backend_ptx::ARCHS))]
     arch: Option<String>,
+    /// Emit the bounds-checked form of the kernels (what `irgc run --check-bounds` runs), for `llvm` and `ptx`.
+    #[arg(long)]
+    check_bounds: bool,
     /// Print how long each stage took.
     #[arg(long)]
     time: bool,
@@ -57,7 +60,7 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     let optimized = crate::optimize::optimize(front, &c.sources, &args.opt, false)?;
     let module = &optimized;
     let arch = args.arch.clone().unwrap_or_else(crate::arch::default_arch);
-    let options = irgc_backend_ptx::Options { arch: arch.clone() };
+    let options = irgc_backend_ptx::Options { arch: arch.clone(), check_bounds: args.check_bounds };
     let failed = |what: &str, e| anyhow!("the PTX backend failed ({what}): {e}");
     // PTX is compiled a kernel per thread; LLVM IR is shown as one module.
     let ptx = |what: &str| irgc_backend_ptx::compile_parallel(module, &options).map_err(|e| failed(what, e));

@@ -55,9 +55,9 @@ pub struct RunArgs {
     /// Check the outputs against independent reference implementations (per the program's `output ... as`).
     #[arg(long)]
     verify: bool,
-    /// Check every array and graph index of the CPU backend's kernels: the first bad one stops the run with the
+    /// Check every array and graph index in the kernels (CPU and GPU): the first bad one stops the run with the
     /// kernel, the array, the index, its bound and the source line, instead of a crash or a silent wrong answer.
-    /// On by default with --verify; costs about 10-30% of compute (docs/results.md). CPU only.
+    /// On by default with --verify; runs every pipe round by round (no outlining); what it costs: docs/results.md.
     #[arg(long, conflicts_with = "no_check_bounds")]
     check_bounds: bool,
     /// Run --verify without bounds checks.
@@ -232,9 +232,6 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     match args.backend {
         Backend::Cpu if args.arch.is_some() => bail!("--arch applies to --backend cuda only"),
         Backend::Cuda if args.threads.is_some() => bail!("--threads applies to --backend cpu only"),
-        Backend::Cuda if args.check_bounds => {
-            bail!("--check-bounds is implemented by the CPU backend only; run with --backend cpu to find a bad index")
-        }
         _ => {}
     }
     let gpu = match args.backend {
@@ -251,12 +248,11 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     };
     let module = &crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?;
     let artifact = crate::backend::lower(module);
+    let checking = args.check_bounds || (args.verify && !args.no_check_bounds);
     let kernels = match gpu {
-        None if args.check_bounds || (args.verify && !args.no_check_bounds) => {
-            Kernels::Cpu(crate::backend::compile_cpu_checked(module)?)
-        }
+        None if checking => Kernels::Cpu(crate::backend::compile_cpu_checked(module)?),
         None => Kernels::Cpu(crate::backend::compile_cpu(module)?),
-        Some(gpu) => Kernels::Cuda(execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref())?),
+        Some(gpu) => Kernels::Cuda(execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref(), checking)?),
     };
 
     let mut graph = graph_input::load(&args.graph, &args.input)?;
@@ -274,7 +270,8 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         threads: args.threads,
         max_launches: args.max_launches,
         collect_stats: recording || args.json,
-        outline: !(args.no_outline || recording),
+        // A checked run reports per launch: an outlined pipe would run its rounds without the host looking.
+        outline: !(args.no_outline || recording || checking),
         outline_loops: args.outline_loops,
         memory_limit: None,
     };
@@ -292,7 +289,13 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
                 return Err(out_of_bounds(e, module, &compilation.sources, color));
             }
         },
-        Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options)?,
+        Kernels::Cuda(program) => match execute::on_cuda(program, &artifact, csr, name, &params, options) {
+            Ok(exec) => exec,
+            Err(e) => {
+                drop(spinner);
+                return Err(out_of_bounds(e, module, &compilation.sources, color));
+            }
+        },
     };
     drop(spinner);
 

@@ -84,8 +84,9 @@ fn every_program_compiles_to_ptx_matching_its_artifact() {
     for path in programs() {
         let m = module(&path);
         let artifact = irgc_backend_host::lower(&m);
-        let out = irgc_backend_ptx::compile(&m, &irgc_backend_ptx::Options { arch: "sm_90".into() })
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let out =
+            irgc_backend_ptx::compile(&m, &irgc_backend_ptx::Options { arch: "sm_90".into(), check_bounds: false })
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for k in &artifact.kernels {
             let header = entry_header(&out.ptx, &k.name)
                 .unwrap_or_else(|| panic!("{}: no `.entry {}` in the PTX", path.display(), k.name));

@@ -43,9 +43,9 @@ impl irgc_runtime::CpuKernels for CpuBackend {
     }
 }
 
-/// Compiles every kernel of `module` to one PTX module for `arch` (e.g. `sm_90`).
-pub fn compile_ptx(module: &Module, arch: &str) -> Result<String> {
-    let options = irgc_backend_ptx::Options { arch: arch.to_string() };
+/// Compiles every kernel of `module` to one PTX module for `arch` (e.g. `sm_90`), bounds-checked if asked.
+pub fn compile_ptx(module: &Module, arch: &str, check_bounds: bool) -> Result<String> {
+    let options = irgc_backend_ptx::Options { arch: arch.to_string(), check_bounds };
     irgc_backend_ptx::compile_parallel(module, &options)
         .map(|out| out.ptx)
         .map_err(|e| anyhow!("the PTX backend failed: {e}"))

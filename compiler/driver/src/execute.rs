@@ -51,19 +51,21 @@ pub fn open_gpu() -> Result<irgc_cuda::Gpu> {
     irgc_cuda::Gpu::open(0).map_err(|e| anyhow!(e))
 }
 
-/// Compiles `module` to PTX for `arch` (default: the GPU's own, capped at sm_90) and loads it on `gpu`.
+/// Compiles `module` to PTX for `arch` (default: the GPU's own, capped at sm_90), with every access
+/// bounds-checked if `check_bounds`, and loads it on `gpu`.
 pub fn prepare_cuda(
     gpu: irgc_cuda::Gpu,
     module: &Module,
     artifact: &Artifact,
     arch: Option<&str>,
+    check_bounds: bool,
 ) -> Result<CudaProgram> {
     let arch = match arch {
         Some(a) => a.to_string(),
         None => gpu.arch()?,
     };
-    let ptx = crate::backend::compile_ptx(module, &arch)?;
-    let device = irgc_cuda::CudaDevice::load(gpu, &ptx, artifact, None)?;
+    let ptx = crate::backend::compile_ptx(module, &arch, check_bounds)?;
+    let device = irgc_cuda::CudaDevice::load(gpu, &ptx, artifact, None)?.with_bounds_checks(check_bounds);
     Ok(CudaProgram { device, arch })
 }
 

@@ -74,10 +74,19 @@ pub struct CudaDevice {
     compute_events: (CudaEvent, CudaEvent),
     memory_limit: Option<u64>,
     transfers: Transfers,
+    /// Whether the PTX was compiled with bounds checks (`--check-bounds`): the runtime then reads the bounds
+    /// report after every launch.
+    check_bounds: bool,
     _module: Arc<CudaModule>,
 }
 
 impl CudaDevice {
+    /// Says whether the loaded PTX was compiled with bounds checks (see `Device::checks_bounds`).
+    pub fn with_bounds_checks(mut self, on: bool) -> CudaDevice {
+        self.check_bounds = on;
+        self
+    }
+
     /// Loads `ptx` (a module with one `.entry` per kernel of `artifact`, named as the kernel) on `gpu`. The run
     /// may allocate `memory_limit` bytes (default: what the GPU has free now).
     pub fn load(gpu: Gpu, ptx: &str, artifact: &Artifact, memory_limit: Option<u64>) -> Result<CudaDevice, CudaError> {
@@ -157,6 +166,7 @@ impl CudaDevice {
             compute_events,
             memory_limit,
             transfers: Transfers::default(),
+            check_bounds: false,
             _module: module,
         })
     }
@@ -242,6 +252,10 @@ fn pipe_entry(module: &Arc<CudaModule>, name: &str, sms: u32, wanted_per_sm: u32
 
 impl Device for CudaDevice {
     type Buffer = GpuBuffer;
+
+    fn checks_bounds(&self) -> bool {
+        self.check_bounds
+    }
 
     fn memory_name(&self) -> &'static str {
         "GPU memory"

@@ -11,7 +11,7 @@
 //!
 //! ```text
 //! let gpu = Gpu::open(0)?;                                  // CudaError::NoDriver without libcuda.so
-//! let ptx = irgc_backend_ptx::compile(&module, &Options { arch: gpu.arch()? })?.ptx;
+//! let ptx = irgc_backend_ptx::compile(&module, &Options { arch: gpu.arch()?, check_bounds: false })?.ptx;
 //! let mut dev = CudaDevice::load(gpu, &ptx, &artifact, None)?;
 //! let run = irgc_runtime::run_on(&mut dev, request)?;
 //! ```

@@ -276,7 +276,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
             )?,
             Backend::Cuda => {
                 let gpu = crate::run::execute::open_gpu()?;
-                let prepared = crate::run::execute::prepare_cuda(gpu, &program.module, artifact, None)?;
+                let prepared = crate::run::execute::prepare_cuda(gpu, &program.module, artifact, None, false)?;
                 crate::run::execute::on_cuda(prepared, artifact, &graph.csr, &graph.name, &params, options.clone())?
             }
         };
