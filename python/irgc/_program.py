@@ -55,19 +55,23 @@ class Program:
         return dict(self._native.outputs)
 
     def run(self, graph, backend="cpu", params=None, verify=False, threads=None, *, weight="weight",
-            max_launches=None, arch=None):
+            max_launches=None, arch=None, check_bounds=None):
         """Runs the program on ``graph`` (anything ``irgc.graph`` takes; ``weight`` is passed to it).
 
         ``backend``: "cpu" (Cranelift, ``threads`` worker threads, default one per core) or "cuda" (GPU 0;
         ``arch`` e.g. "sm_80"). ``params``: ``{name: value}``; a node param is given as the graph's node id.
         ``verify=True`` checks every output declared ``as`` a check against the runtime's independent reference
-        and raises ``VerificationError`` on a wrong answer. Returns a ``Result``.
+        and raises ``VerificationError`` on a wrong answer. ``check_bounds`` (default: as ``verify``) checks
+        every array and graph index in the kernels and raises ``RunError`` naming the kernel, array, index and
+        bound at the first bad one. Returns a ``Result``.
         """
         g = _as_graph(graph, weight=weight)
         given = [(name, self._param_text(g, name, value)) for name, value in (params or {}).items()]
         options = {}
         if max_launches is not None:
             options["max_launches"] = int(max_launches)
+        if check_bounds is not None:
+            options["check_bounds"] = bool(check_bounds)
         raw = self._native.run(g._native, backend, given, bool(verify), threads, arch=arch, **options)
         return Result(raw, g)
 

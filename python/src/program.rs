@@ -20,7 +20,8 @@ const MAX_THREADS: usize = 4096;
 pub struct Program {
     compiled: Compiled,
     /// The Cranelift kernels, compiled at the first CPU run and kept for the next.
-    cpu: Mutex<Option<Arc<CpuBackend>>>,
+    /// The CPU kernels, compiled on first use: `[unchecked, bounds-checked]`.
+    cpu: Mutex<[Option<Arc<CpuBackend>>; 2]>,
 }
 
 fn compile_error(e: CompileError) -> PyErr {
@@ -56,19 +57,32 @@ struct RunOutput {
 
 impl Program {
     fn new(compiled: Compiled) -> Self {
-        Program { compiled, cpu: Mutex::new(None) }
+        Program { compiled, cpu: Mutex::new([None, None]) }
     }
 
-    fn cpu_kernels(&self) -> PyResult<Arc<CpuBackend>> {
-        let mut slot = self.cpu.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    fn cpu_kernels(&self, check_bounds: bool) -> PyResult<Arc<CpuBackend>> {
+        let mut slots = self.cpu.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let slot = &mut slots[usize::from(check_bounds)];
         if let Some(k) = slot.as_ref() {
             return Ok(k.clone());
         }
-        let k = Arc::new(
-            irgc_driver::backend::compile_cpu(&self.compiled.module).map_err(|e| errors::run(format!("{e:#}")))?,
-        );
+        let compiled = match check_bounds {
+            true => irgc_driver::backend::compile_cpu_checked(&self.compiled.module),
+            false => irgc_driver::backend::compile_cpu(&self.compiled.module),
+        };
+        let k = Arc::new(compiled.map_err(|e| errors::run(format!("{e:#}")))?);
         *slot = Some(k.clone());
         Ok(k)
+    }
+
+    /// The exception for a failed run: a bad index as the diagnostic at its source line, else by kind.
+    fn run_error(&self, e: &anyhow::Error, fallback: fn(String) -> PyErr) -> PyErr {
+        let c = &self.compiled;
+        match e.downcast_ref().and_then(|r| irgc_driver::compile::render_out_of_bounds(r, &c.module, &c.sources, false))
+        {
+            Some(text) => errors::run(text.trim_end().to_string()),
+            None => errors::from_anyhow(e, fallback),
+        }
     }
 
     /// The whole run without the GIL: kernels, params, the plan, verification, conversion.
@@ -78,6 +92,7 @@ impl Program {
         backend: &str,
         given: &[(String, String)],
         verify: bool,
+        check_bounds: bool,
         options: RunOptions,
         arch: Option<&str>,
     ) -> PyResult<RunOutput> {
@@ -93,15 +108,15 @@ impl Program {
         let params = irgc_runtime::resolve_params(artifact, csr, given).map_err(|e| errors::from_run_error(&e))?;
         let finished = match gpu {
             None => {
-                let kernels = self.cpu_kernels()?;
+                let kernels = self.cpu_kernels(check_bounds)?;
                 execute::on_cpu(&kernels, artifact, csr, &graph.name, &params, options)
-                    .map_err(|e| errors::from_anyhow(&e, errors::run))?
+                    .map_err(|e| self.run_error(&e, errors::run))?
             }
             Some(gpu) => {
-                let program = execute::prepare_cuda(gpu, &self.compiled.module, artifact, arch, false)
+                let program = execute::prepare_cuda(gpu, &self.compiled.module, artifact, arch, check_bounds)
                     .map_err(|e| errors::from_anyhow(&e, errors::cuda))?;
                 execute::on_cuda(program, artifact, csr, &graph.name, &params, options)
-                    .map_err(|e| errors::from_anyhow(&e, errors::cuda))?
+                    .map_err(|e| self.run_error(&e, errors::cuda))?
             }
         };
         let verification = if verify {
@@ -180,7 +195,7 @@ impl Program {
     /// Runs the program on `graph`. `params` are `(name, value)` texts as `--param` takes them (node values as the
     /// graph's ids, or `#i` for index i); returns a dict the Python layer turns into a `Result`.
     #[pyo3(signature = (graph, backend="cpu", params=Vec::new(), verify=false, threads=None,
-                        max_launches=DEFAULT_MAX_LAUNCHES, arch=None))]
+                        max_launches=DEFAULT_MAX_LAUNCHES, arch=None, check_bounds=None))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -192,7 +207,10 @@ impl Program {
         threads: Option<usize>,
         max_launches: u64,
         arch: Option<String>,
+        check_bounds: Option<bool>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        // As `irgc run`: bounds checks on with verification unless asked otherwise.
+        let check_bounds = check_bounds.unwrap_or(verify);
         let bad = |msg: String| pyo3::exceptions::PyValueError::new_err(msg);
         match backend {
             "cpu" if arch.is_some() => return Err(bad("arch applies to backend=\"cuda\" only".into())),
@@ -211,12 +229,14 @@ impl Program {
             threads,
             max_launches,
             collect_stats: true,
-            outline: true,
+            // A checked run reports per launch: an outlined pipe would run its rounds unseen.
+            outline: !check_bounds,
             outline_loops: false,
             memory_limit: None,
         };
         let g = graph.get();
-        let out = py.detach(|| self.run_detached(g, backend, &params, verify, options, arch.as_deref()))?;
+        let out =
+            py.detach(|| self.run_detached(g, backend, &params, verify, check_bounds, options, arch.as_deref()))?;
         to_dict(py, out, backend)
     }
 }

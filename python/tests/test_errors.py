@@ -133,3 +133,17 @@ def test_garbage_files(tmp_path):
         irgc.generate("rmat:scale=nope")
     with pytest.raises(irgc.GraphError):
         irgc.generate("rmat:scale=60")  # far more memory than any machine has
+
+
+def test_a_bad_index_raises_with_its_source_line_when_checked():
+    src = (
+        "graph G;\nnode x: u32 = 0;\noutput x;\n"
+        "kernel bad() { forall v in G.nodes { x[((v as u32) + 1000) as node] = 1; } }\n"
+        "plan { bad(); }\n"
+    )
+    p = irgc.compile(src)
+    with pytest.raises(irgc.RunError) as e:
+        p.run(nx.path_graph(4), check_bounds=True)
+    text = str(e.value)
+    assert "out-of-bounds access in kernel `bad`: index 1000 into `x`, whose length is 4" in text
+    assert ":4:" in text  # the source line of the index

@@ -150,22 +150,15 @@ pub(crate) fn out_of_bounds(
     sources: &irgc_front::SourceMap,
     color: bool,
 ) -> anyhow::Error {
-    let Some(irgc_runtime::RunError::OutOfBounds { kernel, site, index, bound }) = e.downcast_ref() else {
-        return e;
-    };
-    let Some(at) = irgc_front::bounds::describe(module, *site) else {
-        return e;
-    };
-    let what = match at.array.as_str() {
-        "G.src" | "G.dst" | "G.weight" => format!("`{}` of edge {index}, but the graph has {bound} edges", at.array),
-        q if q.starts_with("G.") => format!("`{q}` of node {index}, but the graph has {bound} nodes"),
-        array => format!("index {index} into `{array}`, whose length is {bound}"),
-    };
-    let d = irgc_front::Diagnostic::error(at.span, format!("out-of-bounds access in kernel `{kernel}`: {what}"))
-        .label(format!("index {index} >= {bound}"))
-        .note(format!("in {}; the run stopped at the first bad index of this launch", at.body));
-    eprint!("{}", sources.render(&[d], color));
-    anyhow!("kernel `{kernel}` indexed out of bounds (--check-bounds)")
+    let Some(run_error) = e.downcast_ref::<irgc_runtime::RunError>() else { return e };
+    let Some(text) = irgc_driver::compile::render_out_of_bounds(run_error, module, sources, color) else { return e };
+    eprint!("{text}");
+    match run_error {
+        irgc_runtime::RunError::OutOfBounds { kernel, .. } => {
+            anyhow!("kernel `{kernel}` indexed out of bounds (--check-bounds)")
+        }
+        _ => e,
+    }
 }
 
 /// The two forms of --stats-out.

@@ -12,6 +12,8 @@ pub struct Compiled {
     pub artifact: Artifact,
     /// Rendered warnings, empty when there were none.
     pub warnings: String,
+    /// The program's text (and its modules'), for diagnostics at run time (a bad index, `--check-bounds`).
+    pub sources: irgc_front::SourceMap,
 }
 
 /// Why a program did not compile, as text for the user.
@@ -48,7 +50,7 @@ pub fn compile_source(name: &str, text: &str, options: &irgc_opt::Options) -> Re
     let mut module = module.clone();
     irgc_opt::run(&mut module, options).map_err(|e| CompileError::Optimizer(e.to_string()))?;
     let artifact = crate::backend::lower(&module);
-    Ok(Compiled { module, artifact, warnings: rendered })
+    Ok(Compiled { module, artifact, warnings: rendered, sources: c.sources })
 }
 
 /// Compiles the program in the file at `path` (read as `irgc check` reads it: UTF-8 text).
@@ -56,6 +58,28 @@ pub fn compile_file(path: &Path, options: &irgc_opt::Options) -> Result<Compiled
     let text = irgc_front::read_source(path)
         .map_err(|e| CompileError::Read(format!("cannot read {}: {e}", path.display())))?;
     compile_source(&path.display().to_string(), &text, options)
+}
+
+/// A bad index a bounds-checked kernel found (`RunError::OutOfBounds`), rendered as a diagnostic at the
+/// index's source line (as compile errors are); `None` for any other error. `module` and `sources` are the
+/// compiled program's.
+pub fn render_out_of_bounds(
+    e: &irgc_runtime::RunError,
+    module: &Module,
+    sources: &irgc_front::SourceMap,
+    color: bool,
+) -> Option<String> {
+    let irgc_runtime::RunError::OutOfBounds { kernel, site, index, bound } = e else { return None };
+    let at = irgc_front::bounds::describe(module, *site)?;
+    let what = match at.array.as_str() {
+        "G.src" | "G.dst" | "G.weight" => format!("`{}` of edge {index}, but the graph has {bound} edges", at.array),
+        q if q.starts_with("G.") => format!("`{q}` of node {index}, but the graph has {bound} nodes"),
+        array => format!("index {index} into `{array}`, whose length is {bound}"),
+    };
+    let d = irgc_front::Diagnostic::error(at.span, format!("out-of-bounds access in kernel `{kernel}`: {what}"))
+        .label(format!("index {index} >= {bound}"))
+        .note(format!("in {}; the run stopped at the first bad index of this launch", at.body));
+    Some(sources.render(&[d], color))
 }
 
 #[cfg(test)]
