@@ -86,6 +86,7 @@ impl Program {
     }
 
     /// The whole run without the GIL: kernels, params, the plan, verification, conversion.
+    #[allow(clippy::too_many_arguments)]
     fn run_detached(
         &self,
         graph: &Graph,
