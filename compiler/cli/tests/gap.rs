@@ -111,8 +111,8 @@ fn wrong_pagerank_is_caught() {
 #[test]
 fn wrong_triangle_counts_are_caught() {
     let g = &data("astro-ph.graph.xz");
-    // Without the order, every triangle is counted at each of its corners' pairs.
-    let err = caught(TC, "w != last_w && below(v, w)", "w != last_w && v != w", g, &[]);
+    // Without the order (every neighbour in `up`), each triangle is found from every corner.
+    let err = caught(TC, "v != last && below(u, v)", "v != last && v != u", g, &[]);
     assert!(err.contains("triangle count of node"), "{err}");
     // Forgetting the lowest corner.
     caught(TC, "atomic_add(tri[u], mine);", "", g, &[]);
