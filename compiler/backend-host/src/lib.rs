@@ -79,6 +79,11 @@ pub fn lower(m: &Module) -> art::Artifact {
                     ir::Check::Matching => art::CheckDesc::Matching,
                     ir::Check::Communities => art::CheckDesc::Communities,
                     ir::Check::Apsp => art::CheckDesc::Apsp,
+                    ir::Check::PageRank { damping, tolerance } => {
+                        art::CheckDesc::PageRank { damping: plan_exprs(*damping), tolerance: plan_exprs(*tolerance) }
+                    }
+                    ir::Check::Triangles => art::CheckDesc::Triangles,
+                    ir::Check::Bc { source } => art::CheckDesc::Bc { source: plan_exprs(*source) },
                 }),
             })
             .collect(),

@@ -132,6 +132,7 @@ fn pipes_and_reduction_loops_are_outlined() {
             "stages",
             "louvain_local",
             "suitor",
+            "pagerank",
             "sssp_atomic",
             "sssp_harish",
             "sssp_worklist"

@@ -97,13 +97,28 @@ pub struct KernelDesc {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum CheckDesc {
-    Bfs { source: HostExpr },
-    Sssp { source: HostExpr },
+    Bfs {
+        source: HostExpr,
+    },
+    Sssp {
+        source: HostExpr,
+    },
     Components,
     Coloring,
     Matching,
     Communities,
     Apsp,
+    /// PageRank scores from `damping` (`f64`), stopped at an L1 change below `tolerance` (`f64`).
+    PageRank {
+        damping: HostExpr,
+        tolerance: HostExpr,
+    },
+    /// Triangles per node.
+    Triangles,
+    /// Betweenness-centrality dependencies of `source`.
+    Bc {
+        source: HostExpr,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

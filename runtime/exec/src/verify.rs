@@ -9,7 +9,12 @@
 //!   greedy one when all weights are distinct;
 //! - `communities`: modularity is reported; only a malformed partition (wrong length) fails;
 //! - `apsp`: the top-left `n × n` block of the dense array against Dijkstra from every node; a value at or above
-//!   half the element type's largest value means unreached (see [`dense_unreached`]).
+//!   half the element type's largest value means unreached (see [`dense_unreached`]);
+//! - `pagerank(d, ε)`: the L1 distance from the fixed point at most `d/(1-d) · ε` plus rounding (see
+//!   [`irgc_verify::check_pagerank`]), GAP's residual reported;
+//! - `triangles`: exact per-node triangle counts of the simple undirected graph;
+//! - `bc(s)`: Brandes's dependencies of `s`, within a relative [`BC_F64_TOLERANCE`] (`f64`) or
+//!   [`BC_F32_TOLERANCE`] (`f32`).
 //!
 //! Where many answers are right (colourings, matchings, partitions), a report also rates the one given
 //! ([`Quality`]): a check that only says "valid" would let a faster, worse program look better.
@@ -22,6 +27,13 @@ use serde::Serialize;
 use crate::error::RunError;
 use crate::eval::{eval, to_f64, to_i64, StaticEnv};
 use crate::output::{dense_unreached, OutputData, OutputShape};
+
+/// How far a `bc` check lets an `f64` value stray from the reference, relatively: the program adds the same
+/// path counts and dependencies as the reference in another order, which changes the last bits and, over the
+/// thousands of levels of a road network, a few more.
+pub const BC_F64_TOLERANCE: f64 = 1e-9;
+/// The same for `f32` values: single precision keeps about 7 digits and loses some in every level's sums.
+pub const BC_F32_TOLERANCE: f64 = 1e-3;
 
 /// The outcome of one successful check.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -213,6 +225,46 @@ fn check_one(check: &CheckDesc, g: &Csr, data: &OutputData, env: &StaticEnv<'_>)
             .map_err(|m| fail(&reference, m))?;
             report(reference, format!("{} reachable pairs, diameter {}", sum.reachable_pairs, sum.diameter))
         }
+        CheckDesc::PageRank { damping, tolerance } => {
+            need_node_shape("pagerank")?;
+            let (d, eps) = (f64::from_bits(eval(damping, env)?), f64::from_bits(eval(tolerance, env)?));
+            let reference = format!("PageRank, damping {d}, tolerance {eps:e} (power iteration to its fixed point)");
+            let roundoff =
+                if ty == irgc_artifact::Scalar::F32 { f32::EPSILON as f64 / 2.0 } else { f64::EPSILON / 2.0 };
+            let cand: Vec<f64> = data.values.iter().map(|&b| to_f64(ty, b)).collect();
+            let sum = v::check_pagerank(g, d, eps, roundoff, &cand).map_err(|m| fail(&reference, m))?;
+            report(
+                reference,
+                format!(
+                    "L1 error {:.3e} (at most {:.3e} allowed), max relative error {:.3e}, GAP's residual {:.3e}; \
+                     the ranks sum to {:.6} ({} reference steps)",
+                    sum.l1_error, sum.allowed, sum.max_relative_error, sum.residual, sum.rank_sum, sum.reference_steps
+                ),
+            )
+        }
+        CheckDesc::Triangles => {
+            need_node_shape("triangles")?;
+            let reference = "triangles per node (ordered forward algorithm, sorted merges)".to_string();
+            let cand: Vec<i64> = data.values.iter().map(|&b| to_i64(ty, b)).collect();
+            let sum = v::check_triangles(g, &cand).map_err(|m| fail(&reference, m))?;
+            report(reference, format!("{} triangles, at most {} at one node", sum.triangles, sum.max_per_node))
+        }
+        CheckDesc::Bc { source: s } => {
+            need_node_shape("bc")?;
+            let s = source(s)?;
+            let reference = format!("betweenness dependencies of node {} (Brandes)", label(s));
+            let tol = if ty == irgc_artifact::Scalar::F32 { BC_F32_TOLERANCE } else { BC_F64_TOLERANCE };
+            let cand: Vec<f64> = data.values.iter().map(|&b| to_f64(ty, b)).collect();
+            let sum = v::check_bc(g, s, tol, &cand).map_err(|m| fail(&reference, m))?;
+            report(
+                reference,
+                format!(
+                    "reached {} nodes, max level {}, the largest dependency {:.6e} at node {}, max relative error \
+                     {:.3e}",
+                    sum.reached, sum.max_level, sum.max_dependency, sum.max_node, sum.max_relative_error
+                ),
+            )
+        }
     })
 }
 
@@ -226,5 +278,8 @@ pub fn check_name(check: &CheckDesc) -> &'static str {
         CheckDesc::Matching => "matching",
         CheckDesc::Communities => "communities",
         CheckDesc::Apsp => "apsp",
+        CheckDesc::PageRank { .. } => "pagerank",
+        CheckDesc::Triangles => "triangles",
+        CheckDesc::Bc { .. } => "bc",
     }
 }

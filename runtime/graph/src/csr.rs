@@ -57,7 +57,9 @@ impl NodeLabels {
 }
 
 /// A directed graph in compressed-sparse-row form. An undirected graph is stored with both directions of every
-/// edge. The out-edges of node `v` are `row_start[v]..row_start[v + 1]`, sorted by destination.
+/// edge. The out-edges of node `v` are `row_start[v]..row_start[v + 1]`, sorted by destination: every loader,
+/// generator and the cache build rows so, [`Csr::check_invariants`] checks it, and programs may rely on it (a
+/// binary search in a row, as `programs/tc/tc.irg` does).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Csr {
     /// `num_nodes + 1` offsets into `col`; `row_start[0] == 0`, non-decreasing.
@@ -117,6 +119,10 @@ impl Csr {
         let n = self.num_nodes();
         if let Some(bad) = self.col.iter().position(|&d| d >= n) {
             return Err(format!("edge {bad} points to node {} of {n}", self.col[bad]));
+        }
+        // Rows sorted by destination: programs search them (triangle counting's binary search), not only scan.
+        if let Some(v) = (0..n).find(|&v| self.neighbors(v).windows(2).any(|w| w[0] > w[1])) {
+            return Err(format!("the row of node {v} is not sorted by destination"));
         }
         if let Some(w) = &self.weights {
             if w.len() != self.col.len() {
@@ -258,6 +264,15 @@ mod tests {
         assert_eq!(g.row_start, vec![0, 1, 3, 4, 5]);
         assert_eq!(g.col, vec![1, 2, 2, 2, 0]);
         assert_eq!(g.weights, Some(Weights::Int(vec![5, 6, 7, 8, 9])));
+    }
+
+    #[test]
+    fn an_unsorted_row_breaks_the_invariants() {
+        let mut g = tiny().into_csr(BuildOptions::default());
+        g.check_invariants().unwrap();
+        // Node 1's row [2, 2] becomes [2, 1].
+        g.col[2] = 1;
+        assert_eq!(g.check_invariants().unwrap_err(), "the row of node 1 is not sorted by destination");
     }
 
     #[test]

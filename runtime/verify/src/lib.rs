@@ -12,20 +12,28 @@
 //!   node that is wrong, by its label as written in the input file, with what was expected and what was found.
 
 mod apsp;
+mod bc;
 mod bfs;
 mod cc;
 mod coloring;
 mod matching;
 mod modularity;
+mod pagerank;
 mod sssp;
+mod triangles;
 
 pub use apsp::{check_apsp, ApspSummary};
+pub use bc::{brandes_dependencies, check_bc, BcSummary};
 pub use bfs::{bfs_levels, check_bfs, BfsSummary};
 pub use cc::{check_components, components, CcSummary};
 pub use coloring::{check_coloring, ColoringSummary};
 pub use matching::{check_greedy_matching, check_matching, distinct_weights, greedy_matching, MatchingSummary};
 pub use modularity::{check_modularity, modularity, ModularitySummary};
+pub use pagerank::{
+    check_pagerank, pagerank, pagerank_step, PageRankSummary, REFERENCE_MAX_STEPS, REFERENCE_TOLERANCE,
+};
 pub use sssp::{check_sssp, dijkstra, Distance, Distances, SsspSummary, FLOAT_TOLERANCE};
+pub use triangles::{check_triangles, triangles_per_node, TriangleSummary};
 
 use irgc_graph::Csr;
 use thiserror::Error;

@@ -137,6 +137,12 @@ pub enum Check {
     Communities,
     /// All-pairs distances in a dense n×n array.
     Apsp,
+    /// PageRank scores (floats) computed with a damping factor and stopped at an L1 change below a tolerance.
+    PageRank { damping: Handle<Expr>, tolerance: Handle<Expr> },
+    /// The number of triangles each node is a corner of (integers).
+    Triangles,
+    /// Betweenness-centrality dependencies (floats) of a source node (Brandes, unweighted).
+    Bc { source: Handle<Expr> },
 }
 
 impl Check {
@@ -149,6 +155,9 @@ impl Check {
             Check::Matching => "matching",
             Check::Communities => "communities",
             Check::Apsp => "apsp",
+            Check::PageRank { .. } => "pagerank",
+            Check::Triangles => "triangles",
+            Check::Bc { .. } => "bc",
         }
     }
 }

@@ -106,6 +106,10 @@ impl Printer<'_> {
                 None => String::new(),
                 Some(Check::Bfs { source }) => format!(" as bfs({})", self.expr(&plan, *source)),
                 Some(Check::Sssp { source }) => format!(" as sssp({})", self.expr(&plan, *source)),
+                Some(Check::Bc { source }) => format!(" as bc({})", self.expr(&plan, *source)),
+                Some(Check::PageRank { damping, tolerance }) => {
+                    format!(" as pagerank({}, {})", self.expr(&plan, *damping), self.expr(&plan, *tolerance))
+                }
                 Some(c) => format!(" as {}", c.name()),
             };
             let _ = writeln!(self.out, "output @{}{check}", m.globals[o.global].name);

@@ -79,8 +79,12 @@ impl<'a> Validator<'a> {
             if !m.globals.contains(o.global) {
                 self.err(o.span, "output names a missing global");
             }
-            if let Some(Check::Bfs { source } | Check::Sssp { source }) = &o.check {
+            if let Some(Check::Bfs { source } | Check::Sssp { source } | Check::Bc { source }) = &o.check {
                 self.host_constant_expr(*source, o.span);
+            }
+            if let Some(Check::PageRank { damping, tolerance }) = &o.check {
+                self.host_constant_expr(*damping, o.span);
+                self.host_constant_expr(*tolerance, o.span);
             }
         }
         for (_, f) in m.functions.iter() {

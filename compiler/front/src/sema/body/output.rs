@@ -38,13 +38,14 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
             None => None,
             Some((kind, args)) => {
                 let want_args = match kind.node.as_str() {
-                    "bfs" | "sssp" => 1,
-                    "components" | "coloring" | "matching" | "communities" | "apsp" => 0,
+                    "bfs" | "sssp" | "bc" => 1,
+                    "pagerank" => 2,
+                    "components" | "coloring" | "matching" | "communities" | "apsp" | "triangles" => 0,
                     other => {
                         self.error(
                             Diagnostic::error(kind.span, format!("unknown result kind `{other}`"))
                                 .label("`--verify` does not know this")
-                                .note("known kinds: bfs(source), sssp(source), components, coloring, matching, communities, apsp"),
+                                .note("known kinds: bfs(source), sssp(source), components, coloring, matching, communities, apsp, pagerank(damping, tolerance), triangles, bc(source)"),
                         );
                         return None;
                     }
@@ -67,6 +68,17 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                         Diagnostic::error(o.name.span, format!("`{}` results must be {want}", kind.node))
                             .label(format!("`{}` is not", o.name.node)),
                     );
+                    return None;
+                }
+                if matches!(kind.node.as_str(), "pagerank" | "bc") && !elem.is_float() {
+                    self.error(Diagnostic::error(
+                        o.name.span,
+                        format!("`{}` scores must be floats (f32 or f64), not {elem}", kind.node),
+                    ));
+                    return None;
+                }
+                if kind.node == "triangles" && !elem.is_int() {
+                    self.error(Diagnostic::error(o.name.span, format!("triangle counts must be integers, not {elem}")));
                     return None;
                 }
                 if matches!(kind.node.as_str(), "coloring" | "components" | "communities")
@@ -92,6 +104,12 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     "coloring" => Check::Coloring,
                     "matching" => Check::Matching,
                     "communities" => Check::Communities,
+                    "pagerank" => Check::PageRank {
+                        damping: self.expr_of(&args[0], Scalar::F64)?,
+                        tolerance: self.expr_of(&args[1], Scalar::F64)?,
+                    },
+                    "triangles" => Check::Triangles,
+                    "bc" => Check::Bc { source: self.expr_of(&args[0], Scalar::Node)? },
                     _ => Check::Apsp,
                 })
             }
