@@ -49,6 +49,9 @@ pub struct CompileArgs {
 
 pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     let start = Instant::now();
+    if let Some(out) = &args.output {
+        crate::clobber::check(&[("-o", out.as_path())], &[args.file.clone()])?;
+    }
     let Some(c) = crate::check::front(&args.file, color) else {
         return Ok(ExitCode::FAILURE);
     };
@@ -73,6 +76,10 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
         let out = ptx("kernels")?;
         let ptx_path = args.output.clone().unwrap_or_else(|| args.file.with_extension("ptx"));
         let artifact_path = artifact_path(&ptx_path);
+        crate::clobber::check(
+            &[("the PTX file", ptx_path.as_path()), ("the artifact file", artifact_path.as_path())],
+            &[args.file.clone()],
+        )?;
         write(&ptx_path, &out.ptx)?;
         write(&artifact_path, &artifact_json()?)?;
         let pipes = match out.pipes.len() {
@@ -103,7 +110,15 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     };
     match &args.output {
         Some(path) => write(path, &text)?,
-        None => print!("{text}"),
+        None => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|e| match e.kind() {
+                // A reader that went away (`| head`) is no error of ours: end quietly, as a shell expects.
+                std::io::ErrorKind::BrokenPipe => std::process::exit(crate::BROKEN_PIPE_EXIT),
+                _ => anyhow!("cannot write to standard output: {e}"),
+            })?;
+        }
     }
     if args.time {
         eprintln!("front end {front_ms:.2} ms, total {:.2} ms", start.elapsed().as_secs_f64() * 1e3);

@@ -7,7 +7,9 @@ mod arch;
 use irgc_driver::backend;
 mod bench;
 mod check;
+mod clobber;
 mod compile;
+mod crash;
 mod gen;
 mod graph_input;
 mod info;
@@ -84,7 +86,7 @@ irgc plot bfs.json -o bfs-rounds.svg\n(or in one step: irgc run ... --plot bfs-r
 
 /// Exit status for output cut off by a closed pipe (`irgc run ... | head -1`): 128 + SIGPIPE, as a shell reports a
 /// command killed by it.
-const BROKEN_PIPE_EXIT: i32 = 141;
+pub(crate) const BROKEN_PIPE_EXIT: i32 = 141;
 
 /// Output into a closed pipe ends the process quietly: `print!` panics on a write error, and a reader that has
 /// gone (`| head`) is no error of the program's, so that one panic exits with [`BROKEN_PIPE_EXIT`] and no
@@ -100,6 +102,11 @@ fn quiet_on_broken_pipe() {
             .unwrap_or("");
         if msg.contains("Broken pipe") && (msg.contains("failed printing to stdout") || msg.contains("stderr")) {
             std::process::exit(BROKEN_PIPE_EXIT);
+        }
+        // Any other failed write to standard output (a full disk, /dev/full): say so, without a panic report.
+        if msg.contains("failed printing to stdout") {
+            eprintln!("error: cannot write to standard output: {msg}");
+            std::process::exit(1);
         }
         default(info);
     }));

@@ -128,20 +128,6 @@ enum Kernels {
 /// the process's thread or memory limits.
 pub const MAX_THREADS: usize = 4096;
 
-/// `--out` may not name one of the run's inputs (the program, the graph file): writing the results there would
-/// destroy it. Paths are compared after resolving links and `..`, so another spelling of the same file is caught.
-fn refuse_overwriting_an_input(out: &std::path::Path, inputs: &[&std::path::Path]) -> Result<()> {
-    let Ok(target) = std::fs::canonicalize(out) else {
-        return Ok(()); // A file that does not exist yet is no input.
-    };
-    for input in inputs {
-        if std::fs::canonicalize(input).is_ok_and(|p| p == target) {
-            bail!("--out {} is one of the run's inputs; writing the results there would overwrite it", out.display());
-        }
-    }
-    Ok(())
-}
-
 /// A bad index found by a bounds-checked kernel, shown as a diagnostic at its source line (as compile errors
 /// are); any other error unchanged.
 pub(crate) fn out_of_bounds(
@@ -215,11 +201,16 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     if let Some(path) = &args.plot {
         crate::plot::check_svg(path)?;
     }
+    let mut inputs = crate::clobber::graph_files(&args.graph);
+    inputs.push(args.program.clone());
+    let outputs: Vec<(&str, &std::path::Path)> =
+        [("--out", &args.out), ("--stats-out", &args.stats_out), ("--plot", &args.plot)]
+            .into_iter()
+            .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+            .collect();
+    crate::clobber::check(&outputs, &inputs)?;
     let out = match &args.out {
-        Some(path) => {
-            refuse_overwriting_an_input(path, &[args.program.as_path(), std::path::Path::new(&args.graph)])?;
-            Some(irgc_runtime::OutputTarget::new(path, args.out_format).map_err(|e| anyhow!("--out: {e}"))?)
-        }
+        Some(path) => Some(irgc_runtime::OutputTarget::new(path, args.out_format).map_err(|e| anyhow!("--out: {e}"))?),
         None => None,
     };
     match args.backend {
@@ -275,7 +266,10 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         format!("{what}: {} launches", irgc_runtime::progress::launches_so_far() - first)
     }));
     let exec = match kernels {
-        Kernels::Cpu(k) => match execute::on_cpu(&k, &artifact, csr, name, &params, options) {
+        Kernels::Cpu(k) => match {
+            let _guard = crate::crash::Guard::install();
+            execute::on_cpu(&k, &artifact, csr, name, &params, options)
+        } {
             Ok(exec) => exec,
             Err(e) => {
                 drop(spinner);

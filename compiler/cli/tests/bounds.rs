@@ -55,3 +55,11 @@ fn good_programs_run_the_same_with_checks() {
     };
     assert_eq!(digest(&with), digest(&without));
 }
+
+#[test]
+fn without_checks_a_crash_is_reported_not_silent() {
+    let p = program("x[((v as u32) * 1000000) as node] = 1;");
+    let (code, err) = run(&p, &[]);
+    assert_eq!(code, Some(1), "exit 1, not a signal: {err}");
+    assert!(err.contains("a kernel most likely indexed outside an array") && err.contains("--check-bounds"), "{err}");
+}

@@ -327,7 +327,7 @@ fn out_refuses_to_overwrite_an_input() {
         other.to_str().unwrap(),
     ]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
-    assert!(stderr(&o).contains("is one of the run's inputs"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("is one of the command's inputs"), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&graph).unwrap(), "0 1\n1 2\n", "the input must be untouched");
     let _ = std::fs::remove_dir_all(&dir);
 }

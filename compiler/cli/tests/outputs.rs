@@ -109,3 +109,36 @@ fn json_summary_carries_the_values_unless_out_takes_them() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
     assert!(v.get("values").is_none() && v["out_file"].is_string());
 }
+
+#[test]
+fn outputs_may_not_destroy_inputs_or_each_other() {
+    let dir = temp("clobber");
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = dir.join("g.txt");
+    std::fs::write(&graph, "1 2\n2 3\n").unwrap();
+    let link = dir.join("link.txt");
+    std::fs::hard_link(&graph, &link).unwrap();
+    let (g, l) = (graph.to_str().unwrap(), link.to_str().unwrap());
+    let refused = |args: &[&str], what: &str| {
+        let o = irgc(args);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(what), "{args:?}: {err}");
+    };
+    refused(&["run", "programs/cc/rem.irg", "--graph", g, "--out", l], "is one of the command's inputs");
+    let same = dir.join("same.json");
+    let s = same.to_str().unwrap();
+    refused(&["run", "programs/cc/rem.irg", "--graph", g, "--out", s, "--stats-out", s], "is the same file as --out");
+    // An LDBC graph's companion file is an input too.
+    std::fs::write(dir.join("p.v"), "1\n2\n3\n").unwrap();
+    std::fs::write(dir.join("p.e"), "1 2\n2 3\n").unwrap();
+    let (e, v) = (dir.join("p.e"), dir.join("p.v"));
+    refused(&["run", "programs/cc/rem.irg", "--graph", e.to_str().unwrap(), "--out", v.to_str().unwrap()], "inputs");
+    assert_eq!(std::fs::read_to_string(&v).unwrap(), "1\n2\n3\n");
+    // compile -o onto its own program.
+    let prog = dir.join("self.irg");
+    std::fs::copy(common::root().join("programs/cc/rem.irg"), &prog).unwrap();
+    let p = prog.to_str().unwrap();
+    refused(&["compile", p, "--emit", "ir", "-o", p], "is one of the command's inputs");
+    assert_eq!(std::fs::read_to_string(&graph).unwrap(), "1 2\n2 3\n");
+}

@@ -105,6 +105,10 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     crate::watchdog::arm(args.timeout, "bench");
     if let Some(path) = &args.plot {
         crate::plot::check_svg(path)?;
+        let mut inputs: Vec<std::path::PathBuf> =
+            args.graphs.iter().flat_map(|g| crate::clobber::graph_files(g)).collect();
+        inputs.extend(args.programs.iter().cloned());
+        crate::clobber::check(&[("--plot", path.as_path())], &inputs)?;
     }
     if args.backend == Backend::Cuda && args.threads.is_some() {
         bail!("--threads sets the CPU thread count; it does not apply to --backend cuda");
