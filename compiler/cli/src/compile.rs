@@ -50,7 +50,7 @@ pub struct CompileArgs {
 pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
     let start = Instant::now();
     if let Some(out) = &args.output {
-        crate::clobber::check(&[("-o", out.as_path())], &[args.file.clone()])?;
+        crate::clobber::check(&[("-o", out.as_path())], std::slice::from_ref(&args.file))?;
     }
     let Some(c) = crate::check::front(&args.file, color) else {
         return Ok(ExitCode::FAILURE);
@@ -78,7 +78,7 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
         let artifact_path = artifact_path(&ptx_path);
         crate::clobber::check(
             &[("the PTX file", ptx_path.as_path()), ("the artifact file", artifact_path.as_path())],
-            &[args.file.clone()],
+            std::slice::from_ref(&args.file),
         )?;
         write(&ptx_path, &out.ptx)?;
         write(&artifact_path, &artifact_json()?)?;
