@@ -128,6 +128,12 @@ enum Kernels {
 /// the process's thread or memory limits.
 pub const MAX_THREADS: usize = 4096;
 
+/// Runs `f` with a crash reported as a probable bad index (see `crate::crash`).
+fn run_guarded<T>(f: impl FnOnce() -> T) -> T {
+    let _guard = crate::crash::Guard::install();
+    f()
+}
+
 /// A bad index found by a bounds-checked kernel, shown as a diagnostic at its source line (as compile errors
 /// are); any other error unchanged.
 pub(crate) fn out_of_bounds(
@@ -266,10 +272,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         format!("{what}: {} launches", irgc_runtime::progress::launches_so_far() - first)
     }));
     let exec = match kernels {
-        Kernels::Cpu(k) => match {
-            let _guard = crate::crash::Guard::install();
-            execute::on_cpu(&k, &artifact, csr, name, &params, options)
-        } {
+        Kernels::Cpu(k) => match run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, options)) {
             Ok(exec) => exec,
             Err(e) => {
                 drop(spinner);
