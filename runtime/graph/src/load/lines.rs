@@ -218,8 +218,10 @@ pub(crate) fn parse_i64(tok: &[u8]) -> Option<i64> {
 }
 
 /// Parses a floating-point number as Rust writes and reads them (`1.5`, `-2e10`, `inf`, `NaN`).
+/// A number, `None` for text that is not one — NaN included: a weight that is not a number would make every
+/// comparison with it false and every sum with it NaN, and answers silently meaningless.
 pub(crate) fn parse_f64(tok: &[u8]) -> Option<f64> {
-    std::str::from_utf8(tok).ok()?.parse().ok()
+    std::str::from_utf8(tok).ok()?.parse().ok().filter(|x: &f64| !x.is_nan())
 }
 
 /// Context for parse errors on one line: the file name and line number.
@@ -285,6 +287,8 @@ mod tests {
         assert_eq!(parse_i64(b"--1"), None);
         assert_eq!(parse_i64(b"-+1"), None);
         assert_eq!(parse_f64(b"2.5e-3"), Some(2.5e-3));
+        assert_eq!(parse_f64(b"NaN"), None);
+        assert_eq!(parse_f64(b"nan"), None);
     }
 
     #[test]
