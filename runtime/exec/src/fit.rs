@@ -37,6 +37,20 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<F
             changed = Some(sym);
         }
     }
+    // An undirected program that reads weights needs each edge to weigh the same both ways.
+    if desc.undirected && desc.weight.is_some() {
+        let current = changed.as_ref().unwrap_or(graph);
+        if let Some((u, v, there, back)) = current.asymmetric_weight() {
+            let (lu, lv) = (current.labels.label(u), current.labels.label(v));
+            let fixed = current.undirected_min_weights();
+            notes.push(format!(
+                "weights made symmetric: {graph_name} weighs some edges differently in their two directions (or \
+                 in parallel copies: {lu} -> {lv} weighs {there}, {lv} -> {lu} weighs {back}); each edge now \
+                 weighs the smallest of its copies, as an undirected program needs"
+            ));
+            changed = Some(fixed);
+        }
+    }
     let weightless = changed.as_ref().unwrap_or(graph).weights.is_none();
     if let (Some(ty), Some(bits), true) = (desc.weight, desc.default_weight, weightless) {
         let mut graph = changed.take().unwrap_or_else(|| graph.clone());

@@ -56,6 +56,67 @@ impl Csr {
         })
     }
 
+    /// An edge `(u, v)` whose weights differ from those of `(v, u)` (compared as sorted lists, so parallel edges
+    /// of different weights count too), with one weight of each direction; `None` when every edge weighs the same
+    /// both ways (or the graph has no weights). Needs the rows sorted, as every loader builds them.
+    pub fn asymmetric_weight(&self) -> Option<(u32, u32, f64, f64)> {
+        let w = self.weights.as_ref()?;
+        let weights_to = |from: u32, to: u32| -> Vec<f64> {
+            let row = self.edge_range(from);
+            let cols = &self.col[row.clone()];
+            let lo = cols.partition_point(|&c| c < to);
+            let hi = cols.partition_point(|&c| c <= to);
+            let mut ws: Vec<f64> = (row.start + lo..row.start + hi).map(|e| w.get_f64(e)).collect();
+            ws.sort_by(f64::total_cmp);
+            ws
+        };
+        (0..self.num_nodes()).into_par_iter().find_map_first(|u| {
+            let row = self.neighbors(u);
+            row.iter().enumerate().filter(|&(i, &v)| v != u && (i == 0 || row[i - 1] != v)).find_map(|(_, &v)| {
+                let (there, back) = (weights_to(u, v), weights_to(v, u));
+                (there != back).then(|| {
+                    (u, v, there.first().copied().unwrap_or(f64::NAN), back.first().copied().unwrap_or(f64::NAN))
+                })
+            })
+        })
+    }
+
+    /// The undirected graph of this one: one edge per unordered pair of distinct nodes, in both directions, weighing
+    /// the smallest weight any of its copies (either direction, parallel edges) had. Self loops are dropped.
+    pub fn undirected_min_weights(&self) -> Csr {
+        let src = self.sources();
+        let mut pairs: Vec<(u32, u32, f64)> = (0..self.col.len())
+            .filter(|&e| src[e] != self.col[e])
+            .map(|e| {
+                let (a, b) = (src[e].min(self.col[e]), src[e].max(self.col[e]));
+                (a, b, self.weights.as_ref().map_or(0.0, |w| w.get_f64(e)))
+            })
+            .collect();
+        pairs.par_sort_unstable_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2)));
+        pairs.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
+        let mut el = EdgeList::new(self.num_nodes());
+        let ints = matches!(self.weights, Some(crate::Weights::Int(_)));
+        let (mut wi, mut wf) = (Vec::new(), Vec::new());
+        for &(a, b, w) in &pairs {
+            for (x, y) in [(a, b), (b, a)] {
+                el.src.push(x);
+                el.dst.push(y);
+                if ints {
+                    wi.push(w as i64);
+                } else {
+                    wf.push(w);
+                }
+            }
+        }
+        el.weights = match (&self.weights, ints) {
+            (None, _) => None,
+            (Some(_), true) => Some(crate::Weights::Int(wi)),
+            (Some(_), false) => Some(crate::Weights::Float(wf)),
+        };
+        el.labels = self.labels.clone();
+        el.into_csr(BuildOptions::default())
+    }
+
     /// The graph with every edge's reverse added (the same weight), then self loops and duplicate edges dropped:
     /// exactly what `--symmetrize` does when loading.
     pub fn symmetrized(&self) -> Csr {
@@ -79,6 +140,22 @@ mod tests {
             el.dst.push(b);
         }
         el.into_csr(BuildOptions::default())
+    }
+
+    #[test]
+    fn asymmetric_weights_are_found_and_the_smaller_one_kept() {
+        let mut el = EdgeList::new(3);
+        for (a, b) in [(0, 1), (1, 0), (1, 2), (2, 1), (2, 1)] {
+            el.src.push(a);
+            el.dst.push(b);
+        }
+        el.weights = Some(crate::Weights::Int(vec![5, 5, 7, 3, 9]));
+        let g = el.into_csr(BuildOptions::default());
+        assert_eq!(g.asymmetric_weight(), Some((1, 2, 7.0, 3.0)));
+        let u = g.undirected_min_weights();
+        assert_eq!(u.asymmetric_weight(), None);
+        assert_eq!(u.col, vec![1, 0, 2, 1]);
+        assert_eq!(u.weights, Some(crate::Weights::Int(vec![5, 5, 3, 3])));
     }
 
     #[test]

@@ -122,9 +122,27 @@ pub fn check_matching(g: &Csr, mate: &[Option<u32>]) -> Result<MatchingSummary, 
             weight += w;
         }
     }
-    let maximal = (0..n)
-        .all(|v| mate[v as usize].is_some() || g.neighbors(v).iter().all(|&u| u == v || mate[u as usize].is_some()));
-    Ok(MatchingSummary { pairs, weight, maximal, compared_with_greedy: false })
+    // Every matching irgc's programs compute (Suitor, locally dominant) is maximal over the edges worth taking
+    // (weight > 0): an edge of positive weight with both ends unmatched means a wrong answer, not a poor one.
+    for v in 0..n {
+        if mate[v as usize].is_some() {
+            continue;
+        }
+        let open = g
+            .neighbors(v)
+            .iter()
+            .find(|&&u| u != v && mate[u as usize].is_none() && pair_weight(g, v, u).is_some_and(|w| w > 0.0));
+        if let Some(&u) = open {
+            return Err(Mismatch::Edge {
+                what: "matching",
+                from: g.labels.label(v),
+                to: g.labels.label(u),
+                detail: "both ends are unmatched: the matching is not maximal, which a locally dominant one is"
+                    .to_string(),
+            });
+        }
+    }
+    Ok(MatchingSummary { pairs, weight, maximal: true, compared_with_greedy: false })
 }
 
 /// [`check_matching`], and, when all pair weights are distinct, that the candidate is exactly the
@@ -182,8 +200,9 @@ mod tests {
         let s = check_greedy_matching(&g, &[None, Some(2), Some(1), None]).unwrap();
         assert!(!s.compared_with_greedy);
         assert!(s.maximal);
-        let s = check_matching(&g, &[Some(1), Some(0), None, None]).unwrap();
-        assert!(!s.maximal);
+        // Nodes 2 and 3 are adjacent and both unmatched: not maximal, so wrong.
+        let err = check_matching(&g, &[Some(1), Some(0), None, None]).unwrap_err();
+        assert!(err.to_string().contains("not maximal"), "{err}");
     }
 
     #[test]
