@@ -135,6 +135,11 @@ pub fn compile_file(path: &std::path::Path) -> std::io::Result<Compilation> {
 
 /// A source file's text; not UTF-8 is an error (`InvalidData`), as for every file the front end reads.
 pub fn read_source(path: &std::path::Path) -> std::io::Result<String> {
-    String::from_utf8(std::fs::read(path)?)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text ({e})")))
+    let mut text = String::from_utf8(std::fs::read(path)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text ({e})")))?;
+    // A byte-order mark some editors write at the start is no part of the program.
+    if text.starts_with('\u{feff}') {
+        text.replace_range(..3, "   ");
+    }
+    Ok(text)
 }

@@ -151,6 +151,7 @@ impl<D: Device> Machine<'_, D> {
             return Err(RunError::LaunchLimit { limit: self.options.max_launches, kernel: desc.name.clone() });
         }
         self.launches += 1;
+        self.idle_steps = 0;
         crate::progress::count_launches(1);
         let launched = self.dev.launch(k, desc, &self.ctx, size)?;
         if self.dev.checks_bounds() {

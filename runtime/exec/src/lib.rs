@@ -246,6 +246,7 @@ fn execute_on<D: Device>(
         round: 0,
         mode: None,
         pipes_open: 0,
+        idle_steps: 0,
     };
     let start = Instant::now();
     machine.dev.begin_compute(options.collect_stats)?;

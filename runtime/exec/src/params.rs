@@ -38,6 +38,19 @@ pub fn resolve_params(artifact: &Artifact, graph: &Csr, given: &[(String, String
             missing.join(", ")
         )));
     }
+    // A node param's default (`param source: node = 0`) must name a node too: on an empty graph, or a default past
+    // the last node, say so here rather than as a bad index in the first kernel.
+    for ((p, v), given) in artifact.params.iter().zip(&values).zip(&seen) {
+        if p.ty == Scalar::Node && !given && v.is_some_and(|v| v >= u64::from(graph.num_nodes())) {
+            return Err(RunError::Param(format!(
+                "param `{}` defaults to node #{}, but the graph has {} node(s); give one with --param {}=ID",
+                p.name,
+                v.unwrap_or(0),
+                graph.num_nodes(),
+                p.name
+            )));
+        }
+    }
     Ok(values.into_iter().map(|v| v.unwrap_or(0)).collect())
 }
 

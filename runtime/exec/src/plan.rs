@@ -47,7 +47,14 @@ pub(crate) struct Machine<'a, D: Device> {
     pub mode: Option<Mode>,
     /// Pipes the statement being run is inside (a `print` there belongs to a round).
     pub pipes_open: u32,
+    /// Plan statements run since the last kernel launch (see [`IDLE_STEPS`]).
+    pub idle_steps: u64,
 }
+
+/// Plan statements the interpreter runs without a kernel launch before it calls the plan stuck: `--max-launches`
+/// cannot see a loop that launches nothing (`while true { x += 1; }`), and a plan's own arithmetic between two
+/// launches is a handful of statements, not tens of millions.
+pub const IDLE_STEPS: u64 = 1 << 26;
 
 impl<D: Device> Env for Machine<'_, D> {
     fn local(&self, i: usize) -> Result<u64, RunError> {
@@ -130,6 +137,13 @@ impl<'a, D: Device> Machine<'a, D> {
     }
 
     fn stmt(&mut self, s: &'a HostStmt) -> Result<Flow, RunError> {
+        self.idle_steps += 1;
+        if self.idle_steps > IDLE_STEPS {
+            return Err(RunError::plan(format!(
+                "the plan ran {IDLE_STEPS} statements without launching a kernel: it looks like a loop that never \
+                 ends (use --timeout SECONDS to bound a run)"
+            )));
+        }
         match s {
             HostStmt::Assign { local, value } => {
                 let v = self.eval(value)?;

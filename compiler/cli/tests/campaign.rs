@@ -1,0 +1,58 @@
+//! Regressions from the bad-input campaign of issue 15: each case once crashed, hung, or answered wrongly.
+
+mod common;
+
+use common::{irgc, temp};
+
+fn stderr_of(args: &[&str]) -> (Option<i32>, String) {
+    let o = irgc(args);
+    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn a_plan_loop_that_never_launches_stops_by_itself() {
+    let p = temp("busy.irg");
+    std::fs::write(&p, "graph G;\nplan { var i: u64 = 0; while i < 18446744073709551615u64 { i += 1; } }\n").unwrap();
+    let (code, err) = stderr_of(&["run", p.to_str().unwrap(), "--graph", "gen:er:n=10,deg=2"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("statements without launching a kernel"), "{err}");
+}
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_program() {
+    let p = temp("bom.irg");
+    std::fs::write(&p, "\u{feff}graph G;\nplan { }\n").unwrap();
+    let (code, err) = stderr_of(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+#[test]
+fn a_node_param_default_on_an_empty_graph_is_named() {
+    let g = temp("empty.graph");
+    std::fs::write(&g, "0 0\n").unwrap();
+    let (code, err) =
+        stderr_of(&["run", "programs/bfs/bfs_worklist.irg", "--graph", g.to_str().unwrap(), "--no-cache"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("param `source` defaults to node #0, but the graph has 0 node(s)"), "{err}");
+}
+
+#[test]
+fn nan_weights_are_refused_at_their_line() {
+    let g = temp("nan.txt");
+    std::fs::write(&g, "1 2 1.5\n2 3 nan\n").unwrap();
+    let (code, err) =
+        stderr_of(&["run", "programs/louvain/louvain_local.irg", "--graph", g.to_str().unwrap(), "--no-cache"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains(":2: expected an edge weight, found 'nan'"), "{err}");
+}
+
+#[test]
+fn a_matching_on_edges_weighing_differently_each_way_gets_symmetric_weights() {
+    let g = temp("asym.txt");
+    std::fs::write(&g, "1 2 5\n2 1 9\n2 3 4\n3 2 4\n3 4 7\n4 3 1\n").unwrap();
+    let o = irgc(&["run", "programs/matching/suitor.irg", "--graph", g.to_str().unwrap(), "--no-cache", "--verify"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("weights made symmetric"), "{out}");
+    assert!(out.contains(", maximal"), "{out}");
+}
