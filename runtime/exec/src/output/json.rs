@@ -137,17 +137,8 @@ fn json_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use irgc_graph::{BuildOptions, EdgeList, NodeLabels};
 
-    fn graph() -> Csr {
-        let mut el = EdgeList::new(3);
-        for (a, b) in [(0, 1), (1, 0), (1, 2), (2, 1)] {
-            el.src.push(a);
-            el.dst.push(b);
-        }
-        el.labels = NodeLabels::Explicit(vec![10, 20, 30]);
-        el.into_csr(BuildOptions::default())
-    }
+    use super::super::test_graph as graph;
 
     fn parsed(outputs: &[OutputData]) -> serde_json::Value {
         let mut buf = Vec::new();

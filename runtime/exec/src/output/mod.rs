@@ -158,3 +158,15 @@ pub fn digest(outputs: &[OutputData]) -> u64 {
     }
     h
 }
+
+/// The writers' tests' graph: a path 0 - 1 - 2 whose file wrote the nodes as 10, 20 and 30.
+#[cfg(test)]
+fn test_graph() -> Csr {
+    let mut el = irgc_graph::EdgeList::new(3);
+    for (a, b) in [(0, 1), (1, 0), (1, 2), (2, 1)] {
+        el.src.push(a);
+        el.dst.push(b);
+    }
+    el.labels = irgc_graph::NodeLabels::Explicit(vec![10, 20, 30]);
+    el.into_csr(irgc_graph::BuildOptions::default())
+}

@@ -128,18 +128,8 @@ fn quote(name: &str, sep: char) -> String {
 mod tests {
     use super::*;
     use irgc_artifact::Scalar;
-    use irgc_graph::{BuildOptions, EdgeList, NodeLabels};
 
-    /// A path 0 - 1 - 2 whose file wrote the nodes as 10, 20 and 30.
-    fn graph() -> Csr {
-        let mut el = EdgeList::new(3);
-        for (a, b) in [(0, 1), (1, 0), (1, 2), (2, 1)] {
-            el.src.push(a);
-            el.dst.push(b);
-        }
-        el.labels = NodeLabels::Explicit(vec![10, 20, 30]);
-        el.into_csr(BuildOptions::default())
-    }
+    use super::super::test_graph as graph;
 
     fn output(name: &str, elem: Scalar, shape: OutputShape, absent: &'static str, values: Vec<u64>) -> OutputData {
         OutputData { name: name.into(), elem, shape, absent, values }
