@@ -16,7 +16,8 @@ pub struct DelaunayParams {
 }
 
 /// The points, indexed by node id, and the triangulation's edges, each once. Fewer than three points, or all
-/// points on a line, give no triangles and so no edges.
+/// points on a line, give no triangles: their Delaunay graph is then the path through the points in order along
+/// the line (two points: one edge), which the triangulation's hull lists.
 pub fn delaunay_points_and_edges(p: &DelaunayParams) -> (Vec<[f64; 2]>, EdgeList) {
     let points = random_points(p.n, p.seed);
     let input: Vec<Point> = points.iter().map(|q| Point { x: q[0], y: q[1] }).collect();
@@ -29,6 +30,12 @@ pub fn delaunay_points_and_edges(p: &DelaunayParams) -> (Vec<[f64; 2]>, EdgeList
         if twin == EMPTY || e > twin {
             el.src.push(t.triangles[e] as u32);
             el.dst.push(t.triangles[next_halfedge(e)] as u32);
+        }
+    }
+    if t.triangles.is_empty() {
+        for w in t.hull.windows(2) {
+            el.src.push(w[0] as u32);
+            el.dst.push(w[1] as u32);
         }
     }
     (points, el)

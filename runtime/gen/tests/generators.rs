@@ -195,8 +195,8 @@ fn delaunay_is_a_planar_triangulation() {
     assert!((0..g.num_nodes()).all(|v| g.degree(v) >= 2));
     let (points, _) = delaunay_points_and_edges(&DelaunayParams { n: 5000, seed: 7 });
     assert_eq!(points.len(), 5000);
-    // Degenerate inputs give empty graphs, not panics.
-    assert_eq!(gen("delaunay:n=2").num_edges(), 0);
+    // Degenerate inputs give their Delaunay graph (two points: one edge, both directions), not panics.
+    assert_eq!(gen("delaunay:n=2").num_edges(), 2);
     assert_eq!(gen("delaunay:n=3").num_edges(), 6);
 }
 
@@ -247,4 +247,13 @@ fn tiny_inputs_give_tiny_graphs() {
     }
     assert_eq!(gen("grid:w=1,h=1").num_edges(), 0);
     assert_eq!(undirected_edges(&gen("grid:w=5,h=1,drop=0")), 4);
+}
+
+#[test]
+fn delaunay_of_two_points_is_one_edge_and_of_one_point_none() {
+    let (_, two) = delaunay_points_and_edges(&DelaunayParams { n: 2, seed: 1 });
+    assert_eq!(two.src.len(), 1, "two points make one edge");
+    assert_ne!(two.src[0], two.dst[0]);
+    let (_, one) = delaunay_points_and_edges(&DelaunayParams { n: 1, seed: 1 });
+    assert!(one.src.is_empty());
 }

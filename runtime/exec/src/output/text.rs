@@ -12,7 +12,8 @@
 //! - edge outputs: a line `u v x...` per edge (its endpoints' labels, then each edge output's value).
 //!
 //! Sections come in that order, so a program with only node outputs (the common case) gets exactly one line per
-//! node.
+//! node. A file with sections of more than one kind starts each with a `#` line naming its columns
+//! (`# node level`, `# index hist`, `# source target w`), so no row can be read as another section's.
 
 use std::io::{self, Write};
 
@@ -25,7 +26,15 @@ pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -
     let mut out = io::BufWriter::with_capacity(1 << 20, out);
     let n = graph.num_nodes() as usize;
     let nodes: Vec<&OutputData> = outputs.iter().filter(|o| o.shape == OutputShape::Node).collect();
+    let edges: Vec<&OutputData> = outputs.iter().filter(|o| o.shape == OutputShape::Edge).collect();
+    let dense = outputs.iter().filter(|o| matches!(o.shape, OutputShape::Dense { .. })).count();
+    // Sections of different kinds in one file get a `#` line naming their columns, so rows cannot be confused
+    // (a node's line and a dense array's `i value` line look alike); a file of one section has none.
+    let sections = usize::from(!nodes.is_empty()) + usize::from(!edges.is_empty()) + dense;
+    let label = |out: &mut dyn Write, text: String| if sections > 1 { writeln!(out, "# {text}") } else { Ok(()) };
+    let names = |list: &[&OutputData]| list.iter().map(|o| o.name.as_str()).collect::<Vec<_>>().join(" ");
     if !nodes.is_empty() {
+        label(&mut out, format!("node {}", names(&nodes)))?;
         for v in 0..n {
             write!(out, "{}", graph.labels.label(v as u32))?;
             for o in &nodes {
@@ -38,6 +47,7 @@ pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -
         let OutputShape::Dense { dims } = o.shape else { continue };
         let (rows, cols) = (dims[0] as usize, dims[1] as usize);
         if !o.all_pairs() {
+            label(&mut out, if cols == 1 { format!("index {}", o.name) } else { format!("row column {}", o.name) })?;
             for i in 0..rows {
                 for j in 0..cols {
                     let at = i * cols + j;
@@ -50,6 +60,7 @@ pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -
             }
             continue;
         }
+        label(&mut out, format!("source target {}", o.name))?;
         for u in 0..rows.min(n) {
             for v in 0..cols.min(n) {
                 let bits = o.values[u * cols + v];
@@ -60,8 +71,8 @@ pub fn write_outputs(out: &mut dyn Write, graph: &Csr, outputs: &[OutputData]) -
             }
         }
     }
-    let edges: Vec<&OutputData> = outputs.iter().filter(|o| o.shape == OutputShape::Edge).collect();
     if !edges.is_empty() {
+        label(&mut out, format!("source target {}", names(&edges)))?;
         for u in 0..graph.num_nodes() {
             for e in graph.edge_range(u) {
                 write!(out, "{} {}", graph.labels.label(u), graph.labels.label(graph.col[e]))?;
@@ -98,6 +109,25 @@ mod tests {
             values: vec![1, 0, Scalar::Node.inf_bits()],
         };
         assert_eq!(written(&[mate]), "10 20\n20 10\n30 unmatched\n");
+    }
+
+    #[test]
+    fn mixed_sections_are_labelled() {
+        let level = OutputData {
+            name: "level".into(),
+            elem: Scalar::U32,
+            shape: OutputShape::Node,
+            absent: "unreached",
+            values: vec![0, 1, 2],
+        };
+        let hist = OutputData {
+            name: "hist".into(),
+            elem: Scalar::U32,
+            shape: OutputShape::Dense { dims: [2, 1] },
+            absent: "inf",
+            values: vec![1, 5],
+        };
+        assert_eq!(written(&[level, hist]), "# node level\n10 0\n20 1\n30 2\n# index hist\n0 1\n1 5\n");
     }
 
     #[test]
