@@ -105,6 +105,28 @@ impl Csr {
         src
     }
 
+    /// The transpose's row offsets and columns: row `v` lists the sources of `v`'s in-edges, in increasing order
+    /// (one counting pass, linear).
+    pub(crate) fn transpose(&self) -> (Vec<u64>, Vec<u32>) {
+        let n = self.num_nodes() as usize;
+        let mut row_start = vec![0u64; n + 1];
+        for &v in &self.col {
+            row_start[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            row_start[v + 1] += row_start[v];
+        }
+        let mut col = vec![0u32; self.col.len()];
+        let mut next = row_start[..n].to_vec();
+        for u in 0..self.num_nodes() {
+            for &v in self.neighbors(u) {
+                col[next[v as usize] as usize] = u;
+                next[v as usize] += 1;
+            }
+        }
+        (row_start, col)
+    }
+
     /// Checks the structural invariants documented on the fields; loaders and generators call it in tests.
     pub fn check_invariants(&self) -> Result<(), String> {
         if self.row_start.is_empty() || self.row_start[0] != 0 {

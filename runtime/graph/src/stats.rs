@@ -177,22 +177,7 @@ struct Reverse {
 
 impl Reverse {
     fn of(g: &Csr) -> Reverse {
-        let n = g.num_nodes() as usize;
-        let mut row_start = vec![0u64; n + 1];
-        for &d in &g.col {
-            row_start[d as usize + 1] += 1;
-        }
-        for v in 0..n {
-            row_start[v + 1] += row_start[v];
-        }
-        let mut next = row_start[..n].to_vec();
-        let mut col = vec![0u32; g.col.len()];
-        for v in 0..g.num_nodes() {
-            for &d in g.neighbors(v) {
-                col[next[d as usize] as usize] = v;
-                next[d as usize] += 1;
-            }
-        }
+        let (row_start, col) = g.transpose();
         Reverse { row_start, col }
     }
 

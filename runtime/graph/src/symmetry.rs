@@ -11,22 +11,7 @@ impl Csr {
     /// row is compared with the transpose's as a sorted multiset.
     pub fn missing_reverse(&self) -> Option<(u32, u32)> {
         let n = self.num_nodes() as usize;
-        let mut t_start = vec![0u64; n + 1];
-        for &v in &self.col {
-            t_start[v as usize + 1] += 1;
-        }
-        for v in 0..n {
-            t_start[v + 1] += t_start[v];
-        }
-        let mut t_col = vec![0u32; self.col.len()];
-        let mut next = t_start[..n].to_vec();
-        for u in 0..n as u32 {
-            for &v in self.neighbors(u) {
-                t_col[next[v as usize] as usize] = u;
-                next[v as usize] += 1;
-            }
-        }
-        drop(next);
+        let (t_start, t_col) = self.transpose();
         (0..n as u32).into_par_iter().find_map_first(|v| {
             let row = self.neighbors(v);
             let t_row = &t_col[t_start[v as usize] as usize..t_start[v as usize + 1] as usize];
