@@ -11,10 +11,7 @@
 #   GPU_BENCH_RUNS    timed runs (default 3)
 #   GPU_BENCH_TIMEOUT seconds per bench call (default 240)
 set -u
-if [ -d .carry/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 DATA=${DATA:-.carry/data}
 SETS=${GPU_BENCH_SETS:-"cc traversal apsp"}
 RUNS=${GPU_BENCH_RUNS:-3}

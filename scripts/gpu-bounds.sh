@@ -4,7 +4,7 @@
 # verifies with the checks on (no false alarms), and what the checks cost (compute ms, pipes round by round in
 # both columns). Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 set -u
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 dir=$(mktemp -d)
 bad() {
   cat >"$dir/$1.irg" <<IRG

@@ -22,11 +22,8 @@
 # Shared libraries the binary needs that the machine lacks (libffi, libzstd: see `ldd`) can be carried in
 # .carry/lib; it is put on LD_LIBRARY_PATH.
 set -u
-if [ -d .carry/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
 
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 SCALES=${GPU_CHECK_SCALES:-16}
 BUDGET=${GPU_CHECK_BUDGET:-480}
 RUN_TIMEOUT=${GPU_CHECK_RUN_TIMEOUT:-60}

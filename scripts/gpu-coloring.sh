@@ -12,16 +12,13 @@
 #   GPU_COLORING_DIR       where the graphs go (default /tmp/g)
 # ../shared does not travel to the GPU machine: copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
 set -u -o pipefail
-if [ -d .carry/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_COLORING_DIR:-/tmp/g}
 GRAPHS=${GPU_COLORING_GRAPHS:-"urand22 rmatg22 rgg22 kron22 road"}
 RUNS=${GPU_COLORING_RUNS:-3}
 PROGRAMS=${GPU_COLORING_PROGRAMS:-"programs/coloring/ipgc_data.irg programs/coloring/ipgc_topology.irg programs/coloring/ipgc_hybrid.irg programs/coloring/jp_ldf.irg"}
 # shellcheck disable=SC2086
-GEN_ROAD=${GEN_ROAD:-.carry/FLA.gr.xz} python3 ${GEN_GRAPHS:-.carry/gen_graphs.py} "$DIR" $GRAPHS >/dev/null || exit 1
+gen_graphs "$DIR" $GRAPHS || exit 1
 # pipefail: a failed bench (a wrong answer, a timeout) fails the script, after every graph has run.
 status=0
 for g in $GRAPHS; do

@@ -5,10 +5,7 @@
 # same check on the CPU backend). Prints every differing value and, last, `N passed, M failed` (values; a `?` in
 # NAME.expected is a value the specification leaves open, counted as neither).
 set -u
-if [ -d .carry/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 BACKEND=${BACKEND:-cuda}
 tmp=$(mktemp -d)
 passed=0 failed=0 open=0 broken=0

@@ -5,11 +5,11 @@
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc; ../shared does not
 # travel, so copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
 set -u
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_FIG_DIR:-/tmp/g}
 OUTDIR=${OUT:-/tmp/figures}
 mkdir -p "$OUTDIR"
-GEN_ROAD=${GEN_ROAD:-.carry/FLA.gr.xz} python3 ${GEN_GRAPHS:-.carry/gen_graphs.py} "$DIR" rmatg22 road >/dev/null || exit 1
+gen_graphs "$DIR" rmatg22 road || exit 1
 for g in road rmatg22; do
   for p in coloring/ipgc_hybrid bfs/bfs_do; do
     name=$(basename "$p")-$g

@@ -10,16 +10,13 @@
 #   GPU_GAP_RUNS     timed runs (default 3)
 #   GPU_GAP_TIMEOUT  seconds per bench call (default 600)
 set -u
-if [ -d .carry/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_GAP_DIR:-/tmp/g}
 GRAPHS=${GPU_GAP_GRAPHS:-"kron22 road urand22 rmatg22 rgg22"}
 RUNS=${GPU_GAP_RUNS:-3}
 TIMEOUT=${GPU_GAP_TIMEOUT:-600}
 # shellcheck disable=SC2086 # GRAPHS is a list of names
-GEN_ROAD=${GEN_ROAD:-.carry/FLA.gr.xz} python3 ${GEN_GRAPHS:-.carry/gen_graphs.py} "$DIR" $GRAPHS >/dev/null || exit 1
+gen_graphs "$DIR" $GRAPHS || exit 1
 args=()
 for g in $GRAPHS; do
   args+=(--graph "$DIR/$g.gr")

@@ -9,16 +9,13 @@
 #   GPU_NP_DIR       where the graphs go (default /tmp/g)
 # ../shared does not travel to the GPU machine: copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
 set -u
-if [ -d .carry/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_NP_DIR:-/tmp/g}
 GRAPHS=${GPU_NP_GRAPHS:-"kron22 urand22 road"}
 RUNS=${GPU_NP_RUNS:-3}
 PROGRAMS=${GPU_NP_PROGRAMS:-"programs/bfs/bfs_worklist.irg programs/sssp/sssp_worklist.irg programs/sssp/sssp_harish.irg programs/sssp/sssp_atomic.irg programs/cc/ecl_cc.irg programs/coloring/ipgc_hybrid.irg programs/louvain/louvain_local.irg programs/matching/suitor.irg"}
 # shellcheck disable=SC2086
-GEN_ROAD=${GEN_ROAD:-.carry/FLA.gr.xz} python3 ${GEN_GRAPHS:-.carry/gen_graphs.py} "$DIR" $GRAPHS >/dev/null || exit 1
+gen_graphs "$DIR" $GRAPHS || exit 1
 for g in $GRAPHS; do
   for config in "all passes|" "without np|--disable-pass np"; do
     label=${config%%|*}

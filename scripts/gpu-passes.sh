@@ -7,10 +7,7 @@
 #   GPU_PASSES_GRAPHS    graphs (default: 2048^2 grid, 25% of edges dropped; Kronecker scale 20)
 #   GPU_PASSES_RUNS      timed runs (default 3)
 set -u
-if [ -d .carry/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 PROGRAMS=${GPU_PASSES_PROGRAMS:-"programs/bfs/bfs_worklist.irg programs/sssp/sssp_worklist.irg programs/cc/groute.irg programs/matching/suitor.irg"}
 GRAPHS=${GPU_PASSES_GRAPHS:-"gen:grid:w=2048,h=2048,drop=0.25,seed=1 gen:kron:scale=20,ef=16,seed=1"}
 RUNS=${GPU_PASSES_RUNS:-3}

@@ -12,10 +12,7 @@
 #   GPU_VERIFY_SKIP     program stems to leave out (e.g. "louvain_local")
 # Prints bench's lines as they come; exits non-zero if any run did not verify.
 set -u
-if [ -d .carry/lib ]; then
-  export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
-IRGC=${IRGC:-.carry/irgc}
+. "$(dirname "$0")/gpu-env.sh"
 GRAPHS=${GPU_VERIFY_GRAPHS:-"gen:kron:scale=22,ef=16,seed=1 gen:rmat:scale=22,ef=8,preset=rmat-g,seed=1 gen:er:scale=22,deg=16,seed=1 gen:rgg:scale=22,seed=1 gen:grid:w=2048,h=2048,drop=0.25,seed=1"}
 APSP=${GPU_VERIFY_APSP-"gen:er:n=4096,deg=16,seed=1"}
 RUNS=${GPU_VERIFY_RUNS:-1}
