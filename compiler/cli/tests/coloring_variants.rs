@@ -18,19 +18,7 @@ const PROGRAMS: &[&str] = &[
 /// Benches `programs` on `graphs` once each (`extra` adds flags) and returns the colours of every row, in row order
 /// (graph-major), after asserting each verified.
 fn colours(programs: &[&str], graphs: &[String], extra: &[&str]) -> Vec<(String, String, u64)> {
-    let mut args = vec!["bench", "--runs", "1", "--warmup", "0", "--json", "--no-cache"];
-    args.extend_from_slice(programs);
-    for g in graphs {
-        args.extend_from_slice(&["--graph", g]);
-    }
-    args.extend_from_slice(extra);
-    let out = irgc(&args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "irgc {}\nfailed:\n{stderr}\n{stdout}", args.join(" "));
-    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("bench --json prints a JSON array");
-    let rows = rows.as_array().expect("an array of rows");
-    assert_eq!(rows.len(), programs.len() * graphs.len(), "one row per program and graph:\n{stderr}");
+    let (rows, _) = bench_rows(programs, graphs, extra);
     rows.iter()
         .map(|row| {
             let what = format!("{} on {}", row["program"], row["graph"]);

@@ -70,36 +70,8 @@ fn ld_matching_equals_suitor_on_shared_graphs() {
 /// matching's quality on each row.
 #[test]
 fn both_matchings_verify_on_every_shared_graph() {
-    let graphs = [
-        "FLA.gr.xz",
-        "NY.gr.xz",
-        "BAY.gr.xz",
-        "road-luxembourg-osm.mtx.xz",
-        "bremen_dist.gr.xz",
-        "bremen_time.gr.xz",
-        "uk-2007-05@100000.arcs.tsv.xz",
-        "wiki-Vote.txt.xz",
-        "email-Enron.txt.xz",
-        "astro-ph.graph.xz",
-        "delaunay_n15.graph.xz",
-        "rgg_n_2_15_s0.graph.xz",
-        "wing.graph.xz",
-        "copter2.graph.xz",
-        "p2p-31.e.xz",
-    ]
-    .map(data);
-    let mut args = vec!["bench", "--runs", "1", "--warmup", "0", "--json", "--no-cache", SUITOR, LD];
-    for g in &graphs {
-        args.extend_from_slice(&["--graph", g]);
-    }
-    args.extend_from_slice(WEIGHTS);
-    let out = irgc(&args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "irgc {}\nfailed:\n{stderr}\n{stdout}", args.join(" "));
-    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("bench --json prints a JSON array");
-    let rows = rows.as_array().expect("an array of rows");
-    assert_eq!(rows.len(), 2 * graphs.len(), "one row per program and graph:\n{stderr}");
+    let graphs = SHARED_GRAPHS.map(data);
+    let (rows, _) = bench_rows(&[SUITOR, LD], &graphs, WEIGHTS);
     for pair in rows.chunks(2) {
         for row in pair {
             let what = format!("{} on {}", row["program"], row["graph"]);

@@ -47,23 +47,7 @@ fn every_program_verifies_on_generated_graphs() {
 
 #[test]
 fn bfs_and_connected_components_verify_on_every_shared_graph() {
-    let graphs = [
-        "FLA.gr.xz",
-        "NY.gr.xz",
-        "BAY.gr.xz",
-        "road-luxembourg-osm.mtx.xz",
-        "bremen_dist.gr.xz",
-        "bremen_time.gr.xz",
-        "uk-2007-05@100000.arcs.tsv.xz",
-        "wiki-Vote.txt.xz",
-        "email-Enron.txt.xz",
-        "astro-ph.graph.xz",
-        "delaunay_n15.graph.xz",
-        "rgg_n_2_15_s0.graph.xz",
-        "wing.graph.xz",
-        "copter2.graph.xz",
-        "p2p-31.e.xz",
-    ];
+    let graphs = SHARED_GRAPHS;
     for graph in graphs {
         let g = &data(graph);
         // BFS from a node that exists in the file (ids are as written: 1-based formats have no node 0).

@@ -20,6 +20,44 @@ pub fn data(name: &str) -> String {
     dir.join(name).to_str().unwrap().to_string()
 }
 
+/// Every graph of `../shared/data`, by file name: what the "verifies on every shared graph" tests cover.
+pub const SHARED_GRAPHS: [&str; 15] = [
+    "FLA.gr.xz",
+    "NY.gr.xz",
+    "BAY.gr.xz",
+    "road-luxembourg-osm.mtx.xz",
+    "bremen_dist.gr.xz",
+    "bremen_time.gr.xz",
+    "uk-2007-05@100000.arcs.tsv.xz",
+    "wiki-Vote.txt.xz",
+    "email-Enron.txt.xz",
+    "astro-ph.graph.xz",
+    "delaunay_n15.graph.xz",
+    "rgg_n_2_15_s0.graph.xz",
+    "wing.graph.xz",
+    "copter2.graph.xz",
+    "p2p-31.e.xz",
+];
+
+/// `irgc bench --runs 1 --warmup 0 --json --no-cache PROGRAMS --graph G... EXTRA`: the rows (graph-major), after
+/// asserting the bench succeeded and gave one row per program and graph; also its stderr, for messages.
+pub fn bench_rows<S: AsRef<str>>(programs: &[&str], graphs: &[S], extra: &[&str]) -> (Vec<serde_json::Value>, String) {
+    let mut args = vec!["bench", "--runs", "1", "--warmup", "0", "--json", "--no-cache"];
+    args.extend_from_slice(programs);
+    for g in graphs {
+        args.extend_from_slice(&["--graph", g.as_ref()]);
+    }
+    args.extend_from_slice(extra);
+    let out = irgc(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "irgc {}\nfailed:\n{stderr}\n{stdout}", args.join(" "));
+    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("bench --json prints a JSON array");
+    let rows = rows.as_array().expect("an array of rows").clone();
+    assert_eq!(rows.len(), programs.len() * graphs.len(), "one row per program and graph:\n{stderr}");
+    (rows, stderr)
+}
+
 /// Runs the `irgc` binary from the repository root.
 pub fn irgc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_irgc")).current_dir(root()).args(args).output().expect("irgc runs")
