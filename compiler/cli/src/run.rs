@@ -271,24 +271,12 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     let spinner = crate::spinner::Spinner::start(Box::new(move || {
         format!("{what}: {} launches", irgc_runtime::progress::launches_so_far() - first)
     }));
-    let exec = match kernels {
-        Kernels::Cpu(k) => match run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, options)) {
-            Ok(exec) => exec,
-            Err(e) => {
-                drop(spinner);
-                return Err(out_of_bounds(e, module, &compilation.sources, color));
-            }
-        },
-        Kernels::Cuda(program) => match execute::on_cuda(program, &artifact, csr, name, &params, options) {
-            Ok(exec) => exec,
-            Err(e) => {
-                drop(spinner);
-                return Err(out_of_bounds(e, module, &compilation.sources, color));
-            }
-        },
+    let finished = match kernels {
+        Kernels::Cpu(k) => run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, options)),
+        Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options),
     };
     drop(spinner);
-
+    let exec = finished.map_err(|e| out_of_bounds(e, module, &compilation.sources, color))?;
     if let Some(target) = &out {
         let name = target.path.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
         target.write(&graph.csr, &exec.outputs).with_context(|| format!("cannot write the outputs to {name}"))?;
