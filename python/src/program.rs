@@ -53,6 +53,8 @@ struct RunOutput {
     digest: u64,
     /// What was changed to fit the graph to the program (`irgc_runtime::fit_graph`).
     adjusted: Vec<String>,
+    /// Warnings about the answer's trust (`irgc_runtime::overflow_warning`), raised as Python warnings.
+    warnings: Vec<String>,
 }
 
 impl Program {
@@ -135,8 +137,9 @@ impl Program {
             .map_err(errors::run)?;
         let stats_json = serde_json::to_string(&finished.stats).map_err(|e| errors::run(e.to_string()))?;
         let digest = irgc_runtime::digest(&finished.outputs);
+        let warnings = irgc_runtime::overflow_warning(artifact, csr).into_iter().collect();
         let adjusted = fitted.map(|f| f.notes).unwrap_or_default();
-        Ok(RunOutput { finished, outputs, verification, stats_json, digest, adjusted })
+        Ok(RunOutput { finished, outputs, verification, stats_json, digest, adjusted, warnings })
     }
 }
 
@@ -267,6 +270,10 @@ fn to_dict<'py>(py: Python<'py>, out: RunOutput, backend: &str) -> PyResult<Boun
     d.set_item("digest", format!("{:016x}", out.digest))?;
     d.set_item("stats_json", &out.stats_json)?;
     d.set_item("adjusted", &out.adjusted)?;
+    for w in &out.warnings {
+        let text = std::ffi::CString::new(w.as_str()).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(), &text, 1)?;
+    }
     match &f.target {
         Target::Cpu { threads } => d.set_item("threads", threads)?,
         Target::Cuda { device, arch, upload, upload_bytes, readback } => {

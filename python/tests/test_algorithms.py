@@ -158,3 +158,10 @@ def test_louvain_on_delaunay():
     q = nx.community.modularity(nxg, communities(r))
     assert q > 0.5  # one level of local moves (no aggregation): far above a random split, below full Louvain
     assert q == pytest.approx(reported_modularity(r), abs=1e-6)
+
+
+def test_weights_that_can_overflow_u32_distances_raise_a_warning():
+    src, dst = np.array([0, 1, 2]), np.array([1, 2, 3])
+    w = np.array([3_000_000_000, 3_000_000_000, 1], dtype=np.int64)
+    with pytest.warns(RuntimeWarning, match="can make a distance exceed u32"):
+        program("sssp/sssp_worklist.irg").run((src, dst, w), params={"source": 0})

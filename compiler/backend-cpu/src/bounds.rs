@@ -5,8 +5,8 @@
 //! run with the access site ([`BoundsSite`]), the index and the bound.
 //!
 //! Sites are numbered by `irgc_front::bounds::site` (the runtime's error carries the number; the front end's
-//! `describe` turns it into the message). Not checked: arrays passed to device functions (`a: array<T>`
-//! parameters carry no length).
+//! `describe` turns it into the message). An array passed to a device function (`a: [T]`) is a node array,
+//! checked against the node count.
 
 use cranelift_codegen::ir::{condcodes::IntCC, types as t, InstBuilder, Value};
 use irgc_artifact::{BoundsReport, Layout};

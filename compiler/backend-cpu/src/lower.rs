@@ -201,8 +201,9 @@ impl<'a, 'f> Lower<'a, 'f> {
         if !self.check_bounds {
             return Ok((addr, elem));
         }
-        // `--check-bounds`: every index below its dimension (arrays passed to functions carry no length).
+        // `--check-bounds`: every index below its dimension (an array parameter is a node array).
         let bounds: Vec<Value> = match a {
+            ArrayRef::Param(_) => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_NODES)],
             ArrayRef::Global(g) => match &self.m.globals[g].kind {
                 GlobalKind::Node => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_NODES)],
                 GlobalKind::Edge => vec![abi::slot(&mut self.b, self.ctx, Layout::NUM_EDGES)],
@@ -215,7 +216,6 @@ impl<'a, 'f> Lower<'a, 'f> {
                 let dims = self.body.shared[s].dims.clone();
                 dims.iter().map(|&d| self.b.ins().iconst(t::I64, i64::from(d))).collect()
             }
-            ArrayRef::Param(_) => return Ok((addr, elem)),
         };
         let site = irgc_front::bounds::site(self.site_body, irgc_front::bounds::Indexed::Array(a), index[0]);
         let checks: Vec<(Value, Value)> = idx.iter().copied().zip(bounds).collect();

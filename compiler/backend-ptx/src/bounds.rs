@@ -4,7 +4,8 @@
 //! access to the report's scratch word, a shared one (address space 3) to element 0, a graph query to index 0 —
 //! so no thread touches memory outside its arrays. The runtime reads the report after each launch.
 //!
-//! Sites are numbered by `irgc_front::bounds::site`. Not checked: arrays passed to device functions.
+//! Sites are numbered by `irgc_front::bounds::site`. An array passed to a device function (`a: [T]`) is a node
+//! array, checked against the node count.
 
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::{AddressSpace, AtomicOrdering, IntPredicate};

@@ -220,11 +220,12 @@ impl<'c, 'a> Lower<'c, 'a> {
         }
         let space = Self::array_space(a);
         let base = self.array_base(a)?;
-        if !self.check_bounds || matches!(a, ArrayRef::Param(_)) {
+        if !self.check_bounds {
             return Ok((self.element(base, linear, elem, space)?, elem, space));
         }
-        // `--check-bounds`: every index below its dimension (arrays passed to functions carry no length).
+        // `--check-bounds`: every index below its dimension (an array parameter is a node array).
         let bounds: Vec<IntValue<'c>> = match a {
+            ArrayRef::Param(_) => vec![self.slot(Layout::NUM_NODES)?],
             ArrayRef::Global(g) => match &self.m.globals[g].kind {
                 GlobalKind::Node => vec![self.slot(Layout::NUM_NODES)?],
                 GlobalKind::Edge => vec![self.slot(Layout::NUM_EDGES)?],

@@ -120,6 +120,13 @@ pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
         return Ok(LoadedGraph { csr, name: spec.to_string(), load_time: start.elapsed(), cache: None });
     }
     let path = Path::new(spec);
+    let pipe = is_named_pipe(path);
+    if pipe {
+        // Opening a FIFO blocks until something writes to it (as for `cat`): say so rather than seem to hang.
+        eprintln!(
+            "note: {spec} is a pipe; reading the graph from it blocks until a program writes to it (Ctrl-C stops)"
+        );
+    }
     let name = path.file_name().map_or(spec.to_string(), |n| n.to_string_lossy().into_owned());
     let opts = LoadOptions {
         format: args.format,
@@ -132,7 +139,8 @@ pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
         columns: args.columns.clone(),
     };
     let mut progress = Progress::new(&name);
-    let dir = if args.no_cache {
+    // A pipe can be read once: it is neither hashed for the cache key nor cached.
+    let dir = if args.no_cache || pipe {
         None
     } else {
         match cache_dir() {
@@ -155,6 +163,12 @@ pub fn load(spec: &str, args: &GraphArgs) -> Result<LoadedGraph> {
     // The load error already names the file (and the OS error); anyhow's context chain would repeat it.
     let (csr, cache) = result.map_err(|e| anyhow!("cannot load the graph: {e}"))?;
     Ok(LoadedGraph { csr, name, load_time: start.elapsed(), cache })
+}
+
+/// Whether `path` is a FIFO (a named pipe, or a process substitution's `/dev/fd/N`).
+fn is_named_pipe(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
 }
 
 /// Applies `--weights` to a generated graph, with the loaders' rule that both directions of an edge agree (the

@@ -254,6 +254,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         }
         None => Vec::new(),
     };
+    if let Some(w) = irgc_runtime::overflow_warning(&artifact, &graph.csr) {
+        eprintln!("warning: {w}");
+    }
     let params = irgc_runtime::resolve_params(&artifact, &graph.csr, &given)?;
     let recording = args.stats || args.stats_out.is_some() || args.plot.is_some();
     let options = RunOptions {

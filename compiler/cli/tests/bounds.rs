@@ -45,6 +45,22 @@ fn dense_arrays_and_graph_queries_are_checked_and_verify_turns_checks_on() {
 }
 
 #[test]
+fn an_array_passed_to_a_device_function_is_checked_against_the_node_count() {
+    let path = temp("oob_fn.irg");
+    std::fs::write(
+        &path,
+        "graph G;\nnode x: u32 = 0;\noutput x;\nfn g(a: [u32], v: node) -> u32 { return a[((v as u32) * 3) as node]; }\n\
+         kernel k() { forall v in G.nodes { x[v] = g(x, v); } }\nplan { k(); }\n",
+    )
+    .unwrap();
+    let (code, err) = run(&path, &["--check-bounds"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("in function `g`"), "{err}");
+    assert!(err.contains("into `a`, whose length is 256"), "{err}");
+    assert!(err.contains("oob_fn.irg:4:"), "the source line: {err}");
+}
+
+#[test]
 fn good_programs_run_the_same_with_checks() {
     let p = program("x[v] = G.degree(v); h[G.degree(v) % 4] += 1;");
     let with = irgc(&["run", p.to_str().unwrap(), "--graph", "gen:rmat:scale=8,ef=8,seed=1", "--check-bounds"]);

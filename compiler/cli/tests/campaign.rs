@@ -56,3 +56,46 @@ fn a_matching_on_edges_weighing_differently_each_way_gets_symmetric_weights() {
     assert!(out.contains("weights made symmetric"), "{out}");
     assert!(out.contains(", maximal"), "{out}");
 }
+
+#[test]
+fn a_node_output_holding_no_node_is_an_error_not_a_number_passing_for_an_id() {
+    let p = temp("badnode.irg");
+    std::fs::write(
+        &p,
+        "graph G;\nnode p: node = inf;\noutput p;\n\
+         kernel k() { forall v in G.nodes { if (v as u32) == 3 { p[v] = 7777777 as node; } } }\nplan { k(); }\n",
+    )
+    .unwrap();
+    let (code, err) = stderr_of(&["run", p.to_str().unwrap(), "--graph", "gen:er:n=64,deg=3", "--out", "-"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("output `p` holds 7777777 at node #3"), "{err}");
+    assert!(err.contains("1 element(s) hold no node id"), "{err}");
+}
+
+#[test]
+fn a_graph_read_from_a_pipe_says_it_waits_and_skips_the_cache() {
+    let fifo = temp("graph.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let writer_path = fifo.clone();
+    let writer = std::thread::spawn(move || std::fs::write(writer_path, "1 2\n2 3\n3 1\n").unwrap());
+    let o = irgc(&["info", fifo.to_str().unwrap(), "--format", "snap"]);
+    writer.join().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("is a pipe; reading the graph from it blocks until a program writes to it"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("nodes            3"));
+}
+
+#[test]
+fn weights_that_can_overflow_integer_distances_are_warned_about() {
+    let run = |weights: &str| {
+        stderr_of(&["run", "programs/sssp/sssp_worklist.irg", "--graph", "gen:er:n=64,deg=3", "--weights", weights])
+    };
+    let (code, err) = run("const:3000000000");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("warning: weights up to 3000000000 can make a distance exceed u32's largest value"), "{err}");
+    let (code, err) = run("random:1:255");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+}

@@ -3,7 +3,8 @@
 //! which [`describe`] turns back into the kernel, the array and the source span of the index for the message.
 //!
 //! A site number packs the body (bits 48..63: a kernel's index, or `0x8000 |` a device function's), what is
-//! indexed (bits 32..47: a global's index, `0x4000 |` a shared array's, `0x8000 |` a graph query's code) and the
+//! indexed (bits 32..47: a global's index, `0x2000 |` an array parameter's local, `0x4000 |` a shared array's,
+//! `0x8000 |` a graph query's code) and the
 //! index expression (bits 0..31: its handle in the body). The bounds report stores the number plus one (0: none).
 
 use crate::ir::{ArrayRef, DeviceBody, Expr, Function, Handle, Kernel, Module};
@@ -27,17 +28,19 @@ pub enum Indexed {
 /// The graph queries that take an index, in code order.
 pub const GRAPH_QUERIES: [&str; 6] = ["G.src", "G.dst", "G.weight", "G.degree", "G.first_edge", "G.end_edge"];
 
-/// The site number of an access to `what` with index expression `index` in `body` (`None` for arrays passed to
-/// functions, which carry no length and are not checked).
+/// The site number of an access to `what` with index expression `index` in `body` (`None` where the packing has
+/// no room: more than 8,192 globals or locals). An array parameter (`a: [T]`) is always a node array, so its
+/// bound is the node count.
 pub fn site(body: SiteBody, what: Indexed, index: Handle<Expr>) -> Option<u64> {
     let body = match body {
         SiteBody::Kernel(k) => k.index() as u64,
         SiteBody::Function(f) => 0x8000 | f.index() as u64,
     };
     let target = match what {
-        Indexed::Array(ArrayRef::Global(g)) => g.index() as u64,
-        Indexed::Array(ArrayRef::Shared(s)) => 0x4000 | s.index() as u64,
-        Indexed::Array(ArrayRef::Param(_)) => return None,
+        Indexed::Array(ArrayRef::Global(g)) if g.index() < 0x2000 => g.index() as u64,
+        Indexed::Array(ArrayRef::Param(l)) if l.index() < 0x2000 => 0x2000 | l.index() as u64,
+        Indexed::Array(ArrayRef::Shared(s)) if s.index() < 0x2000 => 0x4000 | s.index() as u64,
+        Indexed::Array(_) => return None,
         Indexed::Graph(q) => 0x8000 | GRAPH_QUERIES.iter().position(|&g| g == q)? as u64,
     };
     Some(body << 48 | (target & 0xFFFF) << 32 | (index.index() as u64 & 0xFFFF_FFFF))
@@ -65,6 +68,8 @@ pub fn describe(module: &Module, code: u64) -> Option<SiteInfo> {
         GRAPH_QUERIES.get(target & 0x7FFF)?.to_string()
     } else if target & 0x4000 != 0 {
         body.shared.iter().nth(target & 0x3FFF)?.1.name.clone()
+    } else if target & 0x2000 != 0 {
+        body.locals.iter().nth(target & 0x1FFF)?.1.name.clone()
     } else {
         module.globals.iter().nth(target)?.1.name.clone()
     };

@@ -36,6 +36,10 @@ pub enum RunError {
     /// A result disagrees with the reference. (Boxed: a `Mismatch` is large, and every `Result` here carries this.)
     #[error("verification of output `{output}` against the reference {reference} failed: {mismatch}")]
     Verification { output: String, reference: String, mismatch: Box<Mismatch> },
+    /// An output holds a value its type cannot mean: a `node` value that is no node of the graph (nor `inf`).
+    /// Written out, it would pass for some file id, so the run stops instead.
+    #[error("{0}")]
+    BadOutput(String),
     /// The device failed: a driver call, a kernel fault, a module that does not load.
     #[error("{0}")]
     Device(String),

@@ -65,3 +65,28 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<F
     }
     changed.map(|csr| Fitted { csr, notes })
 }
+
+/// A warning when `graph`'s weights can make a shortest-path distance overflow the integer type of an `sssp`
+/// output (distances wrap, as all integer arithmetic does, and the answer would be silently wrong). The bound is
+/// exact enough to stay quiet on ordinary inputs: a shortest path visits each node once, so no distance exceeds
+/// the sum over nodes of each node's largest out-weight. Whether some distance really overflows is only known
+/// after the run; `--verify` (whose reference computes in wide integers) tells.
+pub fn overflow_warning(artifact: &Artifact, graph: &Csr) -> Option<String> {
+    let Some(Weights::Int(w)) = &graph.weights else { return None };
+    let ty = artifact.outputs.iter().find_map(|o| {
+        let elem = artifact.globals.get(o.global)?.elem;
+        let int = !matches!(elem, Scalar::F32 | Scalar::F64 | Scalar::Bool | Scalar::Node | Scalar::Edge);
+        matches!(o.check, Some(irgc_artifact::CheckDesc::Sssp { .. })).then_some(elem).filter(|_| int)
+    })?;
+    // The largest distance the type holds below `inf`, which marks unreached nodes.
+    let limit = ty.inf_bits() as u128 - 1;
+    let rows = graph.row_start.windows(2);
+    let bound: u128 = rows.map(|r| w[r[0] as usize..r[1] as usize].iter().max().map_or(0, |&x| x.max(0) as u128)).sum();
+    (bound > limit).then(|| {
+        let max = w.iter().max().copied().unwrap_or(0);
+        format!(
+            "weights up to {max} can make a distance exceed {ty}'s largest value {limit} (a path can total up to \
+             {bound}): such distances wrap around; run with --verify to check the answer, or give smaller weights"
+        )
+    })
+}

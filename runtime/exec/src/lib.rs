@@ -37,7 +37,7 @@ pub use bounds::{range_len, space_size};
 pub use cpu::{CpuDevice, MIN_CHUNK};
 pub use device::{Device, DeviceBuffer, Launched, PipeEnd, PipeRun};
 pub use error::RunError;
-pub use fit::{fit_graph, Fitted};
+pub use fit::{fit_graph, overflow_warning, Fitted};
 pub use output::{
     absent_word, digest, format_value, write_outputs, OutputData, OutputFormat, OutputShape, OutputTarget,
 };

@@ -44,6 +44,20 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 }
 
 #[test]
+fn a_file_compressed_twice_is_read_through_both_layers() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.mtx.gz.xz");
+    let mtx = b"%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n";
+    std::fs::write(&path, xz(&gzip(&gzip(mtx)))).unwrap();
+    let g = load_graph(&path, &LoadOptions::default(), &mut |_, _| {}).unwrap();
+    assert_eq!((g.num_nodes(), g.num_edges()), (3, 2));
+    // A damaged inner layer is named as such.
+    let mut inner = gzip(mtx);
+    inner.truncate(inner.len() / 2);
+    assert!(load_err("h.mtx.gz.gz", &gzip(&inner)).contains("corrupt gzip stream"));
+}
+
+#[test]
 fn empty_file() {
     insta::assert_snapshot!(load_err("g.gr", b""), @"g.gr: empty file");
 }

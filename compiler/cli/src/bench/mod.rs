@@ -253,6 +253,9 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
         }
         None => graph,
     };
+    if let Some(w) = irgc_runtime::overflow_warning(artifact, &graph.csr) {
+        eprintln!("warning: {} on {}: {w}", program.stem, graph.name);
+    }
     let params = irgc_runtime::resolve_params(artifact, &graph.csr, &program.params)?;
     let options = RunOptions {
         threads: args.threads,

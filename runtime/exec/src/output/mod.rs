@@ -98,7 +98,7 @@ pub(crate) fn read_outputs<D: Device>(
         .iter()
         .filter_map(|o| mem.globals.get(o.global).map(|g| (o, g)))
         .map(|(o, g)| {
-            Ok(OutputData {
+            let data = OutputData {
                 absent: absent_word(o.check.as_ref()),
                 name: g.name.clone(),
                 elem: g.elem,
@@ -108,9 +108,36 @@ pub(crate) fn read_outputs<D: Device>(
                     GlobalShape::Dense => OutputShape::Dense { dims: g.dims },
                 },
                 values: dev.read(&g.buf, g.elem.size(), 0, g.len())?,
-            })
+            };
+            check_node_values(&data, mem.num_nodes)?;
+            Ok(data)
         })
         .collect()
+}
+
+/// Refuses a `node`-typed output holding a value that is neither a node (below `num_nodes`) nor `inf`: a file
+/// id cannot be written for it, and written as a number it would pass for one. Only a program's `x as node`
+/// cast can make such a value, so it is the program's bug, named here with the element that holds it.
+fn check_node_values(o: &OutputData, num_nodes: u64) -> Result<(), RunError> {
+    if o.elem != Scalar::Node {
+        return Ok(());
+    }
+    let inf = Scalar::Node.inf_bits();
+    let bad: Vec<usize> = (0..o.values.len()).filter(|&i| o.values[i] != inf && o.values[i] >= num_nodes).collect();
+    let Some(&first) = bad.first() else { return Ok(()) };
+    let at = match o.shape {
+        OutputShape::Node => format!("node #{first} (counting from 0)"),
+        OutputShape::Edge => format!("edge #{first}"),
+        OutputShape::Dense { .. } => format!("element {first}"),
+    };
+    Err(RunError::BadOutput(format!(
+        "output `{}` holds {} at {at}, which is not a node of the graph (it has {num_nodes}): {} element(s) hold no \
+         node id nor `inf`, so no file id can be written for them; the program casts a value that is not a node \
+         with `as node`",
+        o.name,
+        o.values[first],
+        bad.len()
+    )))
 }
 
 /// A value of type `ty` as text: `absent` for the type's largest value, floats in Rust's shortest round-trip form,

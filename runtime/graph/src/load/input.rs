@@ -110,17 +110,19 @@ impl<'a> Input<'a> {
     {
         let file = File::open(path).map_err(|e| LoadError::io(path, e))?;
         let file_failed = Rc::new(Cell::new(false));
-        let mut counting = Counting { file, progress, file_failed: file_failed.clone() };
-        let mut magic = Vec::with_capacity(6);
-        (&mut counting).take(6).read_to_end(&mut magic).map_err(|e| LoadError::io(path, e))?;
-        let compression = Compression::sniff(&magic);
-        let raw = Cursor::new(magic).chain(counting);
-        let reader: Box<dyn Read + 'a> = match compression {
-            Compression::None => Box::new(raw),
-            Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(raw)),
-            Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
-            Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
-        };
+        let counting = Counting { file, progress, file_failed: file_failed.clone() };
+        let (compression, mut reader) = decompress(Box::new(counting)).map_err(|e| LoadError::io(path, e))?;
+        // A file compressed twice (`x.mtx.gz.gz`) is read through every layer, up to a few.
+        for _ in 0..MAX_LAYERS {
+            let (inner, next) = decompress(reader).map_err(|e| match compression {
+                Compression::None => LoadError::io(path, e),
+                c => LoadError::invalid(&display_name(path), format!("corrupt {} stream: {e}", c.name())),
+            })?;
+            reader = next;
+            if inner == Compression::None {
+                break;
+            }
+        }
         Ok(Input { name: display_name(path), path: path.to_path_buf(), compression, reader, file_failed })
     }
 
@@ -133,6 +135,25 @@ impl<'a> Input<'a> {
             LoadError::invalid(&self.name, format!("corrupt {} stream: {e}", self.compression.name()))
         }
     }
+}
+
+/// How many compression layers inside the first are undone (a file compressed twice or three times).
+const MAX_LAYERS: usize = 3;
+
+/// Sniffs `raw`'s first bytes and wraps it in the matching decoder (or none).
+fn decompress<'a>(raw: Box<dyn Read + 'a>) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
+    let mut raw = raw;
+    let mut magic = Vec::with_capacity(6);
+    (&mut raw).take(6).read_to_end(&mut magic)?;
+    let compression = Compression::sniff(&magic);
+    let raw = Cursor::new(magic).chain(raw);
+    let reader: Box<dyn Read + 'a> = match compression {
+        Compression::None => Box::new(raw),
+        Compression::Xz => Box::new(xz2::read::XzDecoder::new_multi_decoder(raw)),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(raw)),
+        Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
+    };
+    Ok((compression, reader))
 }
 
 /// The size in bytes of `path`, for progress totals and cache keys.
