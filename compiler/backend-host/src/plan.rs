@@ -28,6 +28,7 @@ impl Plan {
                 art::HostStmt::Push { worklist: worklist.index(), value: e(*value) }
             }
             StmtKind::Op(PlanOp::Clear { worklist }) => art::HostStmt::Clear { worklist: worklist.index() },
+            StmtKind::Op(PlanOp::Contract { label }) => art::HostStmt::Contract { label: label.index() },
             StmtKind::Op(PlanOp::Print { items }) => {
                 art::HostStmt::Print { items: items.iter().map(|(l, v)| (l.clone(), e(*v))).collect() }
             }

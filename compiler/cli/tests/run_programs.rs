@@ -16,6 +16,7 @@ const PROGRAMS: &[&str] = &[
     "programs/coloring/ipgc_hybrid.irg",
     "programs/matching/suitor.irg",
     "programs/louvain/louvain_local.irg",
+    "programs/louvain/louvain.irg",
 ];
 
 #[test]
@@ -59,6 +60,14 @@ fn bfs_and_connected_components_verify_on_every_shared_graph() {
         run_verified("programs/bfs/bfs_worklist.irg", g, &["--param", &format!("source={first}")]);
         let cc = run_verified("programs/cc/rem.irg", g, &["--symmetrize"]);
         assert!(cc.contains("components"), "{cc}");
+    }
+}
+
+#[test]
+fn multi_level_louvain_verifies_on_every_shared_graph() {
+    for graph in SHARED_GRAPHS {
+        let out = run_verified("programs/louvain/louvain.irg", &data(graph), &[]);
+        assert!(out.contains("modularity"), "{out}");
     }
 }
 

@@ -62,6 +62,11 @@ pub enum HostStmt {
     Clear {
         worklist: usize,
     },
+    /// Replaces the graph by its quotient under node array `label` (see the IR's `PlanOp::Contract`): node and
+    /// edge arrays take the new sizes, zeroed; worklists are emptied.
+    Contract {
+        label: usize,
+    },
     /// Records each value under its label (the expression as the program wrote it) for the run's summary.
     Print {
         items: Vec<(String, HostExpr)>,

@@ -2,8 +2,8 @@
 //!
 //! The runtime owns the context and rewrites the slots that change between launches (kernel arguments, worklist
 //! buffer pointers and counts); kernels only read it. The pointers are the [addresses](DeviceBuffer::address) of
-//! [`Memory`]'s buffers, which never move after allocation, so the context stays valid for as long as the memory
-//! lives. This is the host copy: a device whose kernels cannot read host memory copies it over before each launch.
+//! [`Memory`]'s buffers, which move only when `G.contract` replaces the graph and its arrays (the plan then
+//! calls [`sync_memory`]). This is the host copy: a device whose kernels cannot read host memory copies it over before each launch.
 
 use irgc_artifact::{Layout, WorklistSlot};
 
@@ -13,6 +13,15 @@ use crate::memory::Memory;
 /// Builds the full context for `mem` with the given param values; argument and reduction slots start at 0.
 pub fn build<B: DeviceBuffer>(layout: &Layout, mem: &Memory<B>, params: &[u64]) -> Vec<u64> {
     let mut ctx = vec![0u64; layout.context_len()];
+    sync_memory(&mut ctx, layout, mem);
+    for (p, &bits) in params.iter().enumerate() {
+        ctx[layout.param(p)] = bits;
+    }
+    ctx
+}
+
+/// Rewrites every slot that describes memory: the graph, the global arrays and the worklists.
+pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memory<B>) {
     ctx[layout.bounds_report()] = mem.bounds_report.address();
     ctx[Layout::ROW_START] = mem.row_start.address();
     ctx[Layout::COL] = mem.col.address();
@@ -28,12 +37,8 @@ pub fn build<B: DeviceBuffer>(layout: &Layout, mem: &Memory<B>, params: &[u64]) 
         ctx[at + 2] = global.dims[1];
     }
     for w in 0..mem.worklists.len() {
-        sync_worklist(&mut ctx, layout, mem, w);
+        sync_worklist(ctx, layout, mem, w);
     }
-    for (p, &bits) in params.iter().enumerate() {
-        ctx[layout.param(p)] = bits;
-    }
-    ctx
 }
 
 /// Rewrites worklist `w`'s 8 slots from its current state (after a swap, a host push, a retry round).

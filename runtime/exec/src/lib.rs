@@ -13,6 +13,7 @@
 
 mod bounds;
 pub mod context;
+mod contract;
 #[allow(unsafe_code)] // The one place that calls `CpuKernels`; its docs give the safety argument.
 pub mod cpu;
 pub mod device;

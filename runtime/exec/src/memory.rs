@@ -239,6 +239,8 @@ pub struct Memory<B = Buffer> {
     pub worklists: Vec<Worklist<B>>,
     /// Where bounds-checked kernels report the first bad index ([`irgc_artifact::BoundsReport`]).
     pub bounds_report: B,
+    /// After `G.contract`: each input node's node in the current graph (`None` while the graph is the input).
+    pub origin: Option<Vec<u32>>,
 }
 
 /// Bytes of memory the machine can give: `MemAvailable` from `/proc/meminfo`, or `None` where that is unknown.
@@ -411,6 +413,7 @@ impl<B: DeviceBuffer> Memory<B> {
             globals,
             worklists,
             bounds_report,
+            origin: None,
         })
     }
 }

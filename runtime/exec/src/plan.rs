@@ -180,6 +180,11 @@ impl<'a, D: Device> Machine<'a, D> {
                     Stats::keep(&mut self.stats.printed, &mut self.stats.dropped, rec);
                 }
             }
+            HostStmt::Contract { label } => {
+                let weight_ty = self.artifact.graph.as_ref().and_then(|g| g.weight);
+                crate::contract::contract(&mut *self.dev, &mut self.mem, *label, weight_ty)?;
+                context::sync_memory(&mut self.ctx, &self.layout, &self.mem);
+            }
             HostStmt::Clear { worklist } => {
                 self.worklist(*worklist)?;
                 self.mem.worklists[*worklist].count = 0;

@@ -593,6 +593,12 @@ pub enum PlanOp {
     Fill { global: Handle<Global>, value: Handle<Expr> },
     /// Empties a worklist.
     Clear { worklist: Handle<Worklist> },
+    /// `G.contract(label)`: replaces the graph by its quotient under the node array `label` (a `node` per node):
+    /// one node per distinct label, an edge between two groups where some edge joined their members, with the
+    /// weights of the edges it replaces summed (a group's inner edges become a self loop). Node and edge arrays
+    /// take the new graph's sizes and are zeroed (the `Fill`s that follow restore declared initial values);
+    /// worklists are emptied. See `docs/language.md`, "Contracting the graph".
+    Contract { label: Handle<Global> },
     /// Pushes an item from the host.
     HostPush { worklist: Handle<Worklist>, value: Handle<Expr> },
     /// `print(a, b)`: records each value under its label (the expression as written) for the run's summary.

@@ -365,6 +365,7 @@ impl Printer<'_> {
                 format!("fill @{} = {}", self.m.globals[*global].name, self.expr(ctx, *value))
             }
             PlanOp::Clear { worklist } => format!("clear {}", self.m.worklists[*worklist].name),
+            PlanOp::Contract { label } => format!("contract G by @{}", self.m.globals[*label].name),
             PlanOp::Print { items } => {
                 let items: Vec<String> = items.iter().map(|(l, e)| format!("{l:?} = {}", self.expr(ctx, *e))).collect();
                 format!("print {}", items.join(", "))

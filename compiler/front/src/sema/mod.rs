@@ -65,6 +65,8 @@ pub(crate) struct Sema {
     pub(crate) bad_params: BTreeSet<(String, usize)>,
     /// Each file's text, by id (see [`ParsedFile::text`]).
     pub(crate) texts: BTreeMap<FileId, String>,
+    /// Node and edge arrays with an initialiser: `G.contract` re-applies them to the new graph's arrays.
+    pub(crate) refills: Vec<(Handle<ir::Global>, ast::Expr)>,
 }
 
 /// One parsed file; `is_main` is false for imported modules (which may hold only `fn` and `const`).
@@ -101,6 +103,7 @@ pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagn
         bad_signatures: BTreeSet::new(),
         bad_params: BTreeSet::new(),
         texts: files.iter().map(|f| (f.file, f.text.to_string())).collect(),
+        refills: Vec::new(),
     };
     let mut pending = Pending::default();
     for f in files {
@@ -443,6 +446,12 @@ impl Sema {
     fn lower_bodies(&mut self, pending: &Pending<'_>, has_main: bool) {
         // The plan's prologue first: dense-array sizes must be known before kernels index those arrays. Then
         // array initialisers (as fills) and output checks.
+        self.refills = pending
+            .globals
+            .iter()
+            .filter(|(g, _, _)| matches!(self.module.globals[*g].kind, ir::GlobalKind::Node | ir::GlobalKind::Edge))
+            .filter_map(|&(g, init, _)| Some((g, init?.clone())))
+            .collect();
         let mut lw = BodyLowerer::new(self, ir::PlanBody::default(), Context::Plan);
         for &(g, init, dims) in &pending.globals {
             if let Some(dims) = dims {

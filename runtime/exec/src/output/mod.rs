@@ -93,6 +93,14 @@ pub(crate) fn read_outputs<D: Device>(
     dev: &D,
     mem: &Memory<D::Buffer>,
 ) -> Result<Vec<OutputData>, RunError> {
+    // After `G.contract`: each current node's smallest input node, what a node value is written as.
+    let representative = mem.origin.as_ref().map(|origin| {
+        let mut rep = vec![u32::MAX; mem.num_nodes as usize];
+        for (v, &c) in origin.iter().enumerate().rev() {
+            rep[c as usize] = v as u32;
+        }
+        rep
+    });
     artifact
         .outputs
         .iter()
@@ -110,9 +118,35 @@ pub(crate) fn read_outputs<D: Device>(
                 values: dev.read(&g.buf, g.elem.size(), 0, g.len())?,
             };
             check_node_values(&data, mem.num_nodes)?;
-            Ok(data)
+            match (&mem.origin, &representative) {
+                (Some(origin), Some(rep)) => in_input_nodes(data, origin, rep),
+                _ => Ok(data),
+            }
         })
         .collect()
+}
+
+/// An output of a contracted graph (`G.contract`) per node of the input: a node array gives each input node its
+/// group's element, and a `node` value names its group by the group's smallest input node. Edge arrays have no
+/// such mapping (the input's edges are gone) and are refused.
+fn in_input_nodes(mut o: OutputData, origin: &[u32], rep: &[u32]) -> Result<OutputData, RunError> {
+    if o.shape == OutputShape::Edge {
+        return Err(RunError::BadOutput(format!(
+            "output `{}` is an edge array, but the plan contracted the graph (`G.contract`): its edges are not the \
+             input's, so it cannot be written per input edge",
+            o.name
+        )));
+    }
+    if o.elem == Scalar::Node {
+        let inf = Scalar::Node.inf_bits();
+        for v in o.values.iter_mut().filter(|v| **v != inf) {
+            *v = rep[*v as usize] as u64;
+        }
+    }
+    if o.shape == OutputShape::Node {
+        o.values = origin.iter().map(|&c| o.values[c as usize]).collect();
+    }
+    Ok(o)
 }
 
 /// Refuses a `node`-typed output holding a value that is neither a node (below `num_nodes`) nor `inf`: a file

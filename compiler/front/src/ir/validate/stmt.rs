@@ -263,6 +263,10 @@ impl Validator<'_> {
                     self.err(span, "clear of a missing worklist");
                 }
             }
+            PlanOp::Contract { label } => match self.m.globals.get(*label) {
+                Some(g) if g.kind == GlobalKind::Node && g.elem == Scalar::Node => {}
+                _ => self.err(span, "contract by something that is not a node array of nodes"),
+            },
             PlanOp::Print { items } => {
                 if items.is_empty() {
                     self.err(span, "print of nothing");

@@ -436,7 +436,10 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
             }
             AK::Method(base, m, args) => {
                 if self.is_graph(base) {
-                    self.no_effect(span);
+                    match m.node.as_str() {
+                        "contract" => self.contract(args, span),
+                        _ => self.no_effect(span),
+                    }
                     return;
                 }
                 // `a.fill(v)` on a global array.
@@ -512,6 +515,33 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     self.no_effect(span);
                 }
             }
+        }
+    }
+
+    /// `G.contract(label)` in the plan: the graph becomes its quotient under `label`, a `node` array of `node`s;
+    /// then every node and edge array with an initialiser gets it again (on the new graph's sizes).
+    fn contract(&mut self, args: &[ast::Expr], span: Span) {
+        if !self.plan_only("G.contract", span) || !self.arity("`G.contract`", args, 1, span) {
+            return;
+        }
+        let Some(label) = self.array_ref(&args[0]) else { return };
+        let node_of_nodes = match label {
+            ArrayRef::Global(g) => {
+                let global = &self.sema.module.globals[g];
+                (global.kind == GlobalKind::Node && global.elem == Scalar::Node).then_some(g)
+            }
+            _ => None,
+        };
+        let Some(g) = node_of_nodes else {
+            self.error(
+                Diagnostic::error(args[0].span, "`G.contract` takes a node array of `node`s")
+                    .label("each node's group: declare it `node NAME: node;`"),
+            );
+            return;
+        };
+        self.emit_plan(PlanOp::Contract { label: g }, span);
+        for (global, init) in self.sema.refills.clone() {
+            self.fill(global, &init);
         }
     }
 
