@@ -15,6 +15,7 @@ use cudarc::nvrtc::Ptx;
 use irgc_artifact::{reduce_identity, Artifact, KernelDesc, Layout, PipeState};
 use irgc_runtime::memory::show_bytes;
 use irgc_runtime::{Device, Launched, PipeEnd, PipeRun, RunError};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 use crate::driver::{self, GpuBuffer};
@@ -273,6 +274,19 @@ impl Device for CudaDevice {
     fn alloc_from(&mut self, what: &str, elems: &[u64], elem_size: usize) -> Result<GpuBuffer, RunError> {
         let start = Instant::now();
         let bytes = pack(elems, elem_size, 8);
+        let mut buf = self.alloc(what, bytes.len())?;
+        self.write_bytes(&mut buf, 0, &bytes)?;
+        self.wait(format_args!("cannot copy {what} to the GPU"))?;
+        self.transfers.to_device_bytes += bytes.len() as u64;
+        self.transfers.to_device += start.elapsed();
+        Ok(buf)
+    }
+
+    fn alloc_from_u32(&mut self, what: &str, elems: &[u32]) -> Result<GpuBuffer, RunError> {
+        let start = Instant::now();
+        // Little-endian bytes straight from the u32s, padded to whole words as `pack` pads.
+        let mut bytes = vec![0u8; (elems.len() * 4).div_ceil(8).max(1) * 8];
+        bytes.par_chunks_mut(4).zip(elems.par_iter()).for_each(|(b, x)| b.copy_from_slice(&x.to_le_bytes()));
         let mut buf = self.alloc(what, bytes.len())?;
         self.write_bytes(&mut buf, 0, &bytes)?;
         self.wait(format_args!("cannot copy {what} to the GPU"))?;

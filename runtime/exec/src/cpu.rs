@@ -66,6 +66,10 @@ impl Device for CpuDevice<'_> {
         Ok(Buffer::from_elems(elems, elem_size))
     }
 
+    fn alloc_from_u32(&mut self, _what: &str, elems: &[u32]) -> Result<Buffer, RunError> {
+        Ok(Buffer::from_u32s(elems))
+    }
+
     fn read(&self, buf: &Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {
         if len == 1 {
             return Ok(vec![buf.load(elem_size, start)]);

@@ -77,6 +77,12 @@ pub trait Device {
     /// A buffer holding `elems` (each value's low `elem_size` bytes); `what` names it in errors.
     fn alloc_from(&mut self, what: &str, elems: &[u64], elem_size: usize) -> Result<Self::Buffer, RunError>;
 
+    /// A buffer holding 32-bit `elems` (edge targets, sources): [`alloc_from`](Device::alloc_from) without the
+    /// caller widening a copy of the graph's largest arrays first. Devices override it to skip the copy too.
+    fn alloc_from_u32(&mut self, what: &str, elems: &[u32]) -> Result<Self::Buffer, RunError> {
+        self.alloc_from(what, &elems.iter().map(|&x| x as u64).collect::<Vec<_>>(), 4)
+    }
+
     /// Elements `start..start + len`, zero-extended. Called between launches only.
     fn read(&self, buf: &Self::Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError>;
 
@@ -142,6 +148,10 @@ macro_rules! forward_device_memory {
 
         fn alloc_from(&mut self, what: &str, elems: &[u64], size: usize) -> Result<Self::Buffer, $crate::RunError> {
             self.$inner.alloc_from(what, elems, size)
+        }
+
+        fn alloc_from_u32(&mut self, what: &str, elems: &[u32]) -> Result<Self::Buffer, $crate::RunError> {
+            self.$inner.alloc_from_u32(what, elems)
         }
 
         fn read(&self, buf: &Self::Buffer, size: usize, start: u64, len: u64) -> Result<Vec<u64>, $crate::RunError> {

@@ -31,10 +31,25 @@ pub struct Buffer {
 }
 
 impl Buffer {
-    /// A zeroed buffer big enough for `len` elements of `elem_size` bytes.
+    /// A zeroed buffer big enough for `len` elements of `elem_size` bytes. The allocation asks the allocator for
+    /// zeroed memory (`calloc`), which for a large buffer is pages the kernel zeroes when first touched: a
+    /// worklist sized for every edge costs nothing until items are pushed into it.
+    #[allow(unsafe_code)] // Reinterpreting a `Vec<u64>` as `Vec<AtomicU64>`; the safety argument is below.
     pub fn zeroed(len: u64, elem_size: usize) -> Buffer {
         let words = (len * elem_size as u64).div_ceil(8) as usize;
-        Buffer { words: (0..words).into_par_iter().map(|_| AtomicU64::new(0)).collect() }
+        let zeros = std::mem::ManuallyDrop::new(vec![0u64; words]);
+        let (ptr, len, cap) = (zeros.as_ptr() as *mut AtomicU64, zeros.len(), zeros.capacity());
+        // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64` (its documentation guarantees the
+        // same in-memory representation), and the vector's allocation is handed over whole, once.
+        Buffer { words: unsafe { Vec::from_raw_parts(ptr, len, cap) } }
+    }
+
+    /// A buffer holding 32-bit `vals` (the graph's edge targets and sources), packed two per word in parallel
+    /// without a widened copy.
+    pub fn from_u32s(vals: &[u32]) -> Buffer {
+        let words =
+            vals.par_chunks(2).map(|c| AtomicU64::new(c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32));
+        Buffer { words: words.collect() }
     }
 
     /// A buffer holding `vals` as elements of `elem_size` bytes (each value's low bytes).
@@ -315,7 +330,7 @@ impl<B: DeviceBuffer> Memory<B> {
         budget.take("the graph's row offsets", word_bytes(n + 1, 8))?;
         budget.take("the graph's edges", word_bytes(m, 4))?;
         let row_start = dev.alloc_from("the graph's row offsets", &graph.row_start, 8)?;
-        let col = dev.alloc_from("the graph's edges", &graph.col.iter().map(|&c| c as u64).collect::<Vec<_>>(), 4)?;
+        let col = dev.alloc_from_u32("the graph's edges", &graph.col)?;
 
         let weight_ty = artifact.graph.as_ref().and_then(|g| g.weight);
         let weights = match weight_ty {
@@ -327,8 +342,7 @@ impl<B: DeviceBuffer> Memory<B> {
         };
         let sources = if artifact.needs_sources {
             budget.take("the graph's edge sources", word_bytes(m, 4))?;
-            let src: Vec<u64> = graph.sources().into_iter().map(|s| s as u64).collect();
-            Some(dev.alloc_from("the graph's edge sources", &src, 4)?)
+            Some(dev.alloc_from_u32("the graph's edge sources", &graph.sources())?)
         } else {
             None
         };
@@ -471,5 +485,28 @@ pub fn convert_weights(graph: &Csr, graph_name: &str, ty: Scalar) -> Result<Vec<
                 int_bits(x as i128, e)
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Buffer;
+
+    #[test]
+    fn zeroed_buffers_read_zero_and_take_stores() {
+        let b = Buffer::zeroed(1 << 20, 4);
+        assert_eq!(b.bytes(), 4 << 20);
+        assert!((0..1u64 << 20).step_by(4099).all(|i| b.load(4, i) == 0));
+        b.store(4, 12345, 0xDEAD_BEEF);
+        assert_eq!((b.load(4, 12344), b.load(4, 12345), b.load(4, 12346)), (0, 0xDEAD_BEEF, 0));
+    }
+
+    #[test]
+    fn u32_buffers_pack_as_their_widened_copies_do() {
+        let vals: Vec<u32> = (0..1001u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        let wide: Vec<u64> = vals.iter().map(|&x| x as u64).collect();
+        let (a, b) = (Buffer::from_u32s(&vals), Buffer::from_elems(&wide, 4));
+        assert_eq!(a.bytes(), b.bytes());
+        assert_eq!(a.to_elems(4, 1001), wide);
     }
 }
