@@ -23,8 +23,8 @@ use crate::eval::{from_f64, to_f64};
 use crate::memory::{GlobalShape, Memory};
 
 /// Contracts `mem`'s graph by global `label` (a node array of nodes), in place: the graph's buffers, node and
-/// edge arrays (re-allocated at the new sizes, zeroed) and worklists (emptied); `weight_ty` is the type the
-/// weights are stored in.
+/// edge arrays (their first elements, zeroed, now the whole array) and worklists (emptied); `weight_ty` is the
+/// type the weights are stored in.
 pub(crate) fn contract<D: Device>(
     dev: &mut D,
     mem: &mut Memory<D::Buffer>,
@@ -99,13 +99,16 @@ pub(crate) fn contract<D: Device>(
     }
     let new_m = new_col.len() as u64;
     mem.max_degree = counts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-    mem.row_start = dev.alloc_from("the contracted graph's row offsets", &counts, 8)?;
-    mem.col = dev.alloc_from("the contracted graph's edges", &new_col, 4)?;
-    if let Some((_, ty)) = &weights {
-        mem.weights = Some(dev.alloc_from("the contracted graph's weights", &new_w, ty.size())?);
+    // The quotient is never larger than the graph, so every buffer is reused (no allocation, and on a GPU no
+    // `cuMemAlloc`/`cuMemFree` per array and level): only the first elements are rewritten, and the sizes in the
+    // context say how many count.
+    dev.write(&mut mem.row_start, 8, 0, &counts)?;
+    dev.write(&mut mem.col, 4, 0, &new_col)?;
+    if let (Some(buf), Some((_, ty))) = (&mut mem.weights, &weights) {
+        dev.write(buf, ty.size(), 0, &new_w)?;
     }
-    if mem.sources.is_some() {
-        mem.sources = Some(dev.alloc_from("the contracted graph's edge sources", &new_src, 4)?);
+    if let Some(buf) = &mut mem.sources {
+        dev.write(buf, 4, 0, &new_src)?;
     }
     mem.num_nodes = k as u64;
     mem.num_edges = new_m;
@@ -115,8 +118,7 @@ pub(crate) fn contract<D: Device>(
             GlobalShape::Edge => new_m,
             GlobalShape::Dense => continue,
         };
-        let what = format!("array `{}` of the contracted graph", g.name);
-        g.buf = dev.alloc_zeroed(&what, len, g.elem.size())?;
+        dev.fill(&mut g.buf, g.elem.size(), len, 0)?;
         g.dims = [len, 1];
     }
     for w in mem.worklists.iter_mut() {
