@@ -85,8 +85,11 @@ impl Graph {
                     return Err(errors::graph(format!("{} weights for {} edges", w.len(), src.len())));
                 }
                 if let Weights::Float(ws) = w {
-                    if let Some(e) = ws.iter().position(|x| x.is_nan()) {
-                        return Err(errors::graph(format!("the weight of edge {e} is NaN")));
+                    if let Some(e) = ws.iter().position(|x| !x.is_finite()) {
+                        return Err(errors::graph(format!(
+                            "the weight of edge {e} is {}; weights must be finite numbers",
+                            ws[e]
+                        )));
                     }
                 }
             }

@@ -34,7 +34,7 @@ pub fn graph_files(graph: &str) -> Vec<PathBuf> {
     let mut files = vec![path.clone()];
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     for (ext, other) in [(".e", ".v"), (".v", ".e")] {
-        for z in ["", ".gz", ".xz", ".bz2"] {
+        for z in ["", ".gz", ".xz", ".bz2", ".bz", ".zst", ".lz4"] {
             if let Some(stem) = name.strip_suffix(&format!("{ext}{z}")) {
                 files.push(path.with_file_name(format!("{stem}{other}{z}")));
             }

@@ -4,14 +4,14 @@
 //! happened and how to find it, then exits with status 1.
 //!
 //! The handler only writes a fixed message with `write(2)` and calls `_exit(2)`: both async-signal-safe. It is
-//! installed just for the run itself (`Guard`), so crashes elsewhere keep their default behaviour (and Rust's own
-//! stack-overflow report).
+//! armed just before the first CPU kernel runs ([`arm`]), so crashes before (the front end, loading) keep their
+//! default behaviour (and Rust's own stack-overflow report).
 #![allow(unsafe_code)]
 
-const MESSAGE: &[u8] =
-    b"\nerror: the run crashed (a memory fault or an aborted allocator) while kernels were running: \
-a kernel most likely indexed outside an array or the graph. Run again with --check-bounds (or --verify) to stop \
-at the first bad index with its kernel, array, index, bound and source line.\n";
+const MESSAGE: &[u8] = b"\nerror: the run crashed (a memory fault or an aborted allocator) after its kernels started: \
+a kernel most likely indexed outside an array or the graph (a corrupted heap can show only later, at a free). \
+Run again with --check-bounds (or --verify) to stop at the first bad index with its kernel, array, index, bound \
+and source line.\n";
 
 const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGABRT, libc::SIGILL];
 
@@ -23,14 +23,13 @@ extern "C" fn report(_signal: libc::c_int) {
     }
 }
 
-/// While alive, a crash of the process is reported as a probable bad index (see the module documentation).
-pub struct Guard {
-    previous: Vec<(libc::c_int, libc::sigaction)>,
-}
-
-impl Guard {
-    pub fn install() -> Guard {
-        let mut previous = Vec::new();
+/// From the first CPU kernel launch to the end of the process, a crash is reported as a probable bad index
+/// (see the module documentation). It stays armed after the kernels finish on purpose: a kernel that corrupted
+/// the heap is caught only when the allocator next checks it, which may be at a later free (reading the outputs,
+/// the end of the run, the next run of a bench).
+pub fn arm() {
+    static ARMED: std::sync::Once = std::sync::Once::new();
+    ARMED.call_once(|| {
         for sig in SIGNALS {
             // SAFETY: a zeroed sigaction is a valid starting point; the handler has the plain one-argument form
             // (no SA_SIGINFO) and runs on the alternate stack Rust sets up for each thread where there is one.
@@ -39,23 +38,8 @@ impl Guard {
                 action.sa_sigaction = report as extern "C" fn(libc::c_int) as libc::sighandler_t;
                 action.sa_flags = libc::SA_ONSTACK;
                 libc::sigemptyset(&mut action.sa_mask);
-                let mut old: libc::sigaction = std::mem::zeroed();
-                if libc::sigaction(sig, &action, &mut old) == 0 {
-                    previous.push((sig, old));
-                }
+                libc::sigaction(sig, &action, std::ptr::null_mut());
             }
         }
-        Guard { previous }
-    }
-}
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        for (sig, old) in &self.previous {
-            // SAFETY: restores the action saved by `install`.
-            unsafe {
-                libc::sigaction(*sig, old, std::ptr::null_mut());
-            }
-        }
-    }
+    });
 }

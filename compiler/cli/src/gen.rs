@@ -63,5 +63,22 @@ pub fn run(args: &GenArgs) -> Result<ExitCode> {
         generated.as_secs_f64(),
         (start.elapsed() - generated).as_secs_f64()
     );
+    let isolated = isolated_nodes(&g);
+    if isolated > 0 && matches!(format, Format::EdgeList | Format::Csv) {
+        eprintln!(
+            "note: {isolated} node(s) without edges are not in {}: an edge list names only nodes that have edges, so \
+             reading it back gives a graph without them; write .mtx, .gr or .graph to keep every node",
+            args.output.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Nodes with no edge in either direction.
+fn isolated_nodes(g: &irgc_graph::Csr) -> usize {
+    let mut touched: Vec<bool> = g.row_start.windows(2).map(|r| r[1] > r[0]).collect();
+    for &d in &g.col {
+        touched[d as usize] = true;
+    }
+    touched.iter().filter(|&&t| !t).count()
 }

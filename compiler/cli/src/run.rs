@@ -128,9 +128,9 @@ enum Kernels {
 /// the process's thread or memory limits.
 pub const MAX_THREADS: usize = 4096;
 
-/// Runs `f` with a crash reported as a probable bad index (see `crate::crash`).
+/// Runs `f` with a crash from here on reported as a probable bad index (see `crate::crash`).
 fn run_guarded<T>(f: impl FnOnce() -> T) -> T {
-    let _guard = crate::crash::Guard::install();
+    crate::crash::arm();
     f()
 }
 
@@ -301,8 +301,26 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         Verdict::NotAsked
     };
 
-    let summary =
-        Summary { args, program: &artifact.name, graph: &graph, adjusted: &adjusted, exec: &exec, verdict: &verdict };
+    // Node params as the file names them, so a default of `0` on a file whose ids start at 1 is not silent.
+    let node_params: Vec<String> = artifact
+        .params
+        .iter()
+        .zip(&params)
+        .filter(|(p, _)| p.ty == irgc_artifact::Scalar::Node)
+        .map(|(p, &v)| {
+            let by = if given.iter().any(|(n, _)| n == &p.name) { "" } else { ", the default" };
+            format!("{} = {} (node #{v}{by})", p.name, graph.csr.labels.label(v as u32))
+        })
+        .collect();
+    let summary = Summary {
+        args,
+        program: &artifact.name,
+        graph: &graph,
+        adjusted: &adjusted,
+        node_params: &node_params,
+        exec: &exec,
+        verdict: &verdict,
+    };
     let report = if args.json {
         serde_json::to_string_pretty(&summary.json()).context("cannot encode the summary")? + "\n"
     } else {
@@ -328,6 +346,8 @@ struct Summary<'a> {
     graph: &'a LoadedGraph,
     /// What was changed to fit the graph to the program (`irgc_runtime::fit_graph`).
     adjusted: &'a [String],
+    /// `source = 1 (node #0, the default)`: each node param as the file's id.
+    node_params: &'a [String],
     exec: &'a Finished,
     verdict: &'a Verdict,
 }
@@ -357,6 +377,9 @@ impl Summary<'_> {
         );
         for note in self.adjusted {
             s += &format!("graph     {note}\n");
+        }
+        for p in self.node_params {
+            s += &format!("param     {p}\n");
         }
         let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
         s += &match &e.target {

@@ -79,3 +79,20 @@ fn without_checks_a_crash_is_reported_not_silent() {
     assert_eq!(code, Some(1), "exit 1, not a signal: {err}");
     assert!(err.contains("a kernel most likely indexed outside an array") && err.contains("--check-bounds"), "{err}");
 }
+
+#[test]
+fn a_heap_corrupted_by_a_kernel_is_reported_even_when_it_shows_after_the_run() {
+    // Writes just past `x`: nothing faults, but the allocator finds its heap damaged at a later free.
+    let p = program("atomic_add(x[((v as u32) + 256) as node], 1);");
+    for args in [&["run", p.to_str().unwrap()][..], &["bench", p.to_str().unwrap(), "--runs", "2"][..]] {
+        let mut args = args.to_vec();
+        args.extend(["--graph", "gen:rmat:scale=8,ef=8,seed=1"]);
+        let o = irgc(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        // The write may also land where nothing notices: then the run ends normally. Never a bare signal.
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{args:?}: {:?} {err}", o.status);
+        if o.status.code() == Some(1) {
+            assert!(err.contains("a kernel most likely indexed outside an array"), "{err}");
+        }
+    }
+}

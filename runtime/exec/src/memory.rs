@@ -258,23 +258,7 @@ pub struct Memory<B = Buffer> {
     pub origin: Option<Vec<u32>>,
 }
 
-/// Bytes of memory the machine can give: `MemAvailable` from `/proc/meminfo`, or `None` where that is unknown.
-pub fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Human-readable bytes for messages.
-pub fn show_bytes(b: u64) -> String {
-    const GIB: f64 = (1u64 << 30) as f64;
-    if b >= 1 << 30 {
-        format!("{b} bytes ({:.1} GiB)", b as f64 / GIB)
-    } else {
-        format!("{b} bytes")
-    }
-}
+pub use irgc_graph::memory::{available_memory, show_bytes};
 
 /// Tracks what has been allocated so each new array is checked against what is left.
 struct Budget {

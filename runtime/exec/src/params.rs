@@ -111,8 +111,10 @@ pub fn parse_param(p: &ParamDesc, graph: &Csr, text: &str) -> Result<u64, RunErr
                     _ => Err(bad(&format!("a node position #0 to #{} after `#`", n - 1))),
                 };
             }
-            let label =
-                parse_int(t).filter(|&v| v >= 0).ok_or_else(|| bad("a node id as written in the graph file"))?;
+            // Ids in files are below 2^64; a larger number must not wrap around onto some real node's id.
+            let label = parse_int(t)
+                .filter(|&v| (0..=u64::MAX as i128).contains(&v))
+                .ok_or_else(|| bad("a node id as written in the graph file (0 to 2^64 - 1)"))?;
             node_of_label(graph, label as u64).ok_or_else(|| {
                 RunError::Param(format!(
                     "param `{}`: the graph has no node {label} (node ids are those of the input file{}; \

@@ -161,6 +161,9 @@ impl<'a, D: Device> Machine<'a, D> {
                 self.global(*global)?;
                 let g = &mut self.mem.globals[*global];
                 let len = g.len();
+                // A fill is work without a launch: a loop of fills alone is stopped as other idle loops are,
+                // after about 2^32 elements written rather than 2^26 statements.
+                self.idle_steps += len / 64;
                 self.dev.fill(&mut g.buf, g.elem.size(), len, eval::normalize(g.elem, v))?;
             }
             HostStmt::Push { worklist, value } => {

@@ -14,6 +14,7 @@ pub mod cache;
 mod csr;
 mod error;
 pub mod load;
+pub mod memory;
 pub mod stats;
 mod symmetry;
 pub mod write;

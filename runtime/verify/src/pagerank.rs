@@ -9,8 +9,9 @@
 //! A program stops when one of its steps changes the ranks by less than its tolerance `ε` in L1. If its result is
 //! `x = T(y)` with `‖x - y‖₁ < ε`, then `‖x - r*‖₁ ≤ d‖y - r*‖₁ ≤ d(ε + ‖x - r*‖₁)`, so `‖x - r*‖₁ ≤ d/(1-d) · ε`.
 //! That is the bound the check enforces (5.67 ε at GAP's d = 0.85), plus a rounding allowance for the
-//! candidate's own arithmetic (see [`check_pagerank`]). A result stopped by an iteration cap before converging
-//! fails, as it should. The check also reports GAP's own verifier number, the L1 residual `‖T(x) - x‖₁`.
+//! candidate's own arithmetic (see [`check_pagerank`]). It also bounds GAP's own verifier number, the L1 residual
+//! `‖T(x) - x‖₁ ≤ d‖x - y‖₁ < d ε`, which catches a result stopped by an iteration cap before converging even
+//! where `d/(1-d)` makes the first bound loose (`d` near 1).
 
 use irgc_graph::Csr;
 
@@ -123,8 +124,18 @@ pub fn check_pagerank(
             found,
         });
     }
+    // A converged result `x = T(y)` with `‖x - y‖₁ < ε` also has `‖T(x) - x‖₁ ≤ d‖x - y‖₁ < d ε`. This catches a
+    // result stopped early that the distance bound lets through when `d` is near 1 (`d/(1-d)` grows without end).
     let stepped = pagerank_step(g, damping, candidate);
-    let residual = stepped.iter().zip(candidate).map(|(a, b)| (a - b).abs()).sum();
+    let residual: f64 = stepped.iter().zip(candidate).map(|(a, b)| (a - b).abs()).sum();
+    let residual_allowed = damping * tolerance + rounding;
+    if residual.is_nan() || residual > residual_allowed {
+        return Err(Mismatch::Total {
+            what: "PageRank L1 residual ‖T(x) - x‖₁ (a converged result's is below damping × tolerance)",
+            expected: format!("at most {residual_allowed:.3e}"),
+            found: format!("{residual:.3e}: the ranks were not iterated to the tolerance"),
+        });
+    }
     let max_relative_error =
         (0..candidate.len()).map(|v| diff(v) / expected[v].abs().max(f64::MIN_POSITIVE)).fold(0.0, f64::max);
     Ok(PageRankSummary {
@@ -163,6 +174,16 @@ mod tests {
         let (r, _) = pagerank(&g, 0.85);
         let b = 0.15 / 2.0;
         assert!((r[0] - b).abs() < 1e-15 && (r[1] - (b + 0.85 * b)).abs() < 1e-15, "{r:?}");
+    }
+
+    #[test]
+    fn a_result_stopped_early_fails_even_when_damping_near_one_loosens_the_distance_bound() {
+        let g = directed(5, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 0), (1, 3)]);
+        let d = 0.9999;
+        // One step from uniform ranks: far from converged, but within d/(1-d) · 1e-4 ≈ 1 of the fixed point.
+        let one_step = pagerank_step(&g, d, &[0.2; 5]);
+        let err = check_pagerank(&g, d, 1e-4, F64_ROUNDOFF, &one_step).unwrap_err().to_string();
+        assert!(err.contains("were not iterated to the tolerance"), "{err}");
     }
 
     #[test]

@@ -273,14 +273,17 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
         // On the GPU each run gets a fresh device (PTX compiled and loaded, outside the timed region); compute
         // time is measured with CUDA events around the plan, excluding the graph upload.
         let exec = match args.backend {
-            Backend::Cpu => crate::run::execute::on_cpu(
-                &program.kernels,
-                artifact,
-                &graph.csr,
-                &graph.name,
-                &params,
-                options.clone(),
-            )?,
+            Backend::Cpu => {
+                crate::crash::arm();
+                crate::run::execute::on_cpu(
+                    &program.kernels,
+                    artifact,
+                    &graph.csr,
+                    &graph.name,
+                    &params,
+                    options.clone(),
+                )?
+            }
             Backend::Cuda => {
                 let gpu = crate::run::execute::open_gpu()?;
                 let prepared = crate::run::execute::prepare_cuda(gpu, &program.module, artifact, None, false)?;

@@ -45,6 +45,7 @@ pub fn run(args: &PlotArgs) -> Result<ExitCode> {
     })?;
     let out = args.output.clone().unwrap_or_else(|| args.stats.with_extension("svg"));
     check_svg(&out)?;
+    crate::clobber::check(&[("-o", out.as_path())], std::slice::from_ref(&args.stats))?;
     rounds::draw(&rounds::Series::of(&stats), args.title.as_deref().unwrap_or(&title), &out)?;
     eprintln!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)

@@ -105,11 +105,12 @@ fn not(e: &Expr, v: Literal) -> Result<Literal, Diagnostic> {
 /// `a op b`, refusing a division by zero.
 #[inline(never)]
 fn fold(e: &Expr, op: BinaryOp, a: Literal, b: Literal, ty: Scalar) -> Result<Literal, Diagnostic> {
-    if matches!(op, BinaryOp::Div | BinaryOp::Rem) && b == Literal::Int(0) {
-        // The language defines it (the result is 0), but in a constant it is surely a mistake.
+    if matches!(op, BinaryOp::Div | BinaryOp::Rem) && (b == Literal::Int(0) || b == Literal::Float(0.0)) {
+        // The language defines it (0 for integers, an infinity or NaN for floats), but in a constant it is surely
+        // a mistake.
         return Err(Diagnostic::error(e.span, "division by zero in a constant expression")
             .label("this divides by zero")
-            .note("at run time `x / 0` and `x % 0` are 0; a constant that relies on it is almost surely a bug"));
+            .note("at run time integer `x / 0` and `x % 0` are 0 and float ones infinite or NaN; a constant that relies on it is almost surely a bug"));
     }
     binary(op, a, b, ty).ok_or_else(|| not_constant(e))
 }

@@ -42,8 +42,10 @@ impl OutputFormat {
             None => (name.clone(), false),
         };
         let ext = Path::new(&stem).extension().map(|e| e.to_string_lossy().to_string()).unwrap_or_default();
-        const REFUSED: [&str; 12] =
-            ["npy", "npz", "parquet", "feather", "arrow", "h5", "hdf5", "xlsx", "xls", "zip", "xz", "bz2"];
+        const REFUSED: [&str; 20] = [
+            "npy", "npz", "parquet", "feather", "arrow", "h5", "hdf5", "xlsx", "xls", "zip", "xz", "bz2", "bz", "zst",
+            "zstd", "lz4", "lzma", "7z", "tgz", "br",
+        ];
         if REFUSED.contains(&ext.as_str()) {
             let known: Vec<String> = Self::ALL.iter().map(|(_, n)| format!(".{n}")).collect();
             return Err(format!(
@@ -125,6 +127,7 @@ mod tests {
         assert_eq!(t("levels.tsv"), Ok((OutputFormat::Tsv, false)));
         assert_eq!(t("r.json"), Ok((OutputFormat::Json, false)));
         assert_eq!(t("r.txt.gz"), Ok((OutputFormat::Text, true)));
+        assert!(t("r.csv.zst").unwrap_err().contains("cannot write .zst files"));
         assert_eq!(t("components.out"), Ok((OutputFormat::Text, false)));
         assert_eq!(t("levels"), Ok((OutputFormat::Text, false)));
         assert_eq!(t("-"), Ok((OutputFormat::Text, false)));

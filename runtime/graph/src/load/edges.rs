@@ -26,6 +26,16 @@ pub(crate) struct WeightColumn {
     floats: Option<Vec<f64>>,
 }
 
+/// A float weight field (`what` names it in messages): a finite number. NaN never parses (see [`parse_f64`]), and
+/// an infinity (`inf`, or `1e400` beyond `f64`) would make every sum with it infinite and answers meaningless.
+pub(crate) fn float_weight(at: At<'_>, tok: &[u8], what: &str) -> Result<f64, LoadError> {
+    let v = parse_f64(tok).ok_or_else(|| at.err(format!("expected {what}, found {}", quote(tok))))?;
+    if !v.is_finite() {
+        return Err(at.err(format!("{what} must be a finite number, found {} (infinite as an f64)", quote(tok))));
+    }
+    Ok(v)
+}
+
 impl WeightColumn {
     pub fn with_capacity(n: usize) -> Self {
         WeightColumn { ints: Vec::with_capacity(n), floats: None }
@@ -34,15 +44,14 @@ impl WeightColumn {
     pub fn push(&mut self, at: At<'_>, tok: Option<&[u8]>) -> Result<(), LoadError> {
         let tok = tok.ok_or_else(|| at.err("expected an edge weight, found the end of the line"))?;
         if let Some(f) = &mut self.floats {
-            let v = parse_f64(tok).ok_or_else(|| at.err(format!("expected an edge weight, found {}", quote(tok))))?;
-            f.push(v);
+            f.push(float_weight(at, tok, "an edge weight")?);
             return Ok(());
         }
         if let Some(v) = parse_i64(tok) {
             self.ints.push(v);
             return Ok(());
         }
-        let v = parse_f64(tok).ok_or_else(|| at.err(format!("expected an edge weight, found {}", quote(tok))))?;
+        let v = float_weight(at, tok, "an edge weight")?;
         let mut f: Vec<f64> = self.ints.drain(..).map(|i| i as f64).collect();
         f.push(v);
         self.floats = Some(f);

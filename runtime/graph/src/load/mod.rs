@@ -155,7 +155,31 @@ const SNIFF_BYTES: usize = 64 << 10;
 /// `progress` is called with (raw bytes read, total raw bytes of the input files) about every MiB and once at the
 /// end; the library itself never prints.
 pub fn load_graph(path: &Path, opts: &LoadOptions, progress: &mut dyn FnMut(u64, u64)) -> Result<Csr, LoadError> {
-    Ok(load_edge_list(path, opts, progress)?.into_csr(opts.build))
+    let edges = load_edge_list(path, opts, progress)?;
+    check_fits(path, &edges)?;
+    Ok(edges.into_csr(opts.build))
+}
+
+/// Refuses a graph whose CSR would not fit in the memory left (a header may claim billions of nodes with few
+/// edges): the build needs the row offsets (8 bytes a node), the edges and weights, and a sorting copy.
+fn check_fits(path: &Path, edges: &EdgeList) -> Result<(), LoadError> {
+    let Some(have) = crate::memory::available_memory() else { return Ok(()) };
+    let n = edges.num_nodes as u64 + 1;
+    let m = edges.src.len() as u64;
+    let per_edge = if edges.weights.is_some() { 32 } else { 16 };
+    let need = n.saturating_mul(8).saturating_add(m.saturating_mul(per_edge));
+    if need > have {
+        return Err(LoadError::invalid(
+            &crate::error::display_name(path),
+            format!(
+                "the graph has {} nodes and {m} edges, whose CSR needs about {}, but only {} of memory is left",
+                n - 1,
+                crate::memory::show_bytes(need),
+                crate::memory::show_bytes(have)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Like [`load_graph`], stopping before the CSR build: the edges in file order with the weight option applied

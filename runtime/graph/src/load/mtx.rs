@@ -7,7 +7,7 @@
 use crate::csr::{EdgeList, NodeLabels};
 use crate::error::{quote, LoadError};
 use crate::load::edges::{one_based, reserve_hint, Parsed, WeightColumn};
-use crate::load::lines::{check_node_count, parse_f64, parse_i64, At, Lines};
+use crate::load::lines::{check_node_count, parse_i64, At, Lines};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Field {
@@ -83,8 +83,7 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
             }
             Field::Real => {
                 let tok = f.next().ok_or_else(|| at.err("expected a real value after the indices"))?;
-                let v = parse_f64(tok).ok_or_else(|| at.err(format!("expected a real value, found {}", quote(tok))))?;
-                weights.push_float(v);
+                weights.push_float(crate::load::edges::float_weight(at, tok, "a real value")?);
             }
         }
         at.end(f, "'row column [value]'")?;
