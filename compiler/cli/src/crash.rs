@@ -9,9 +9,9 @@
 #![allow(unsafe_code)]
 
 const MESSAGE: &[u8] = b"\nerror: the run crashed (a memory fault or an aborted allocator) after its kernels started: \
-a kernel most likely indexed outside an array or the graph (a corrupted heap can show only later, at a free). \
-Run again with --check-bounds (or --verify) to stop at the first bad index with its kernel, array, index, bound \
-and source line.\n";
+a kernel most likely indexed outside an array or the graph (a corrupted heap can show only later, at a free), \
+or the process ran out of memory (\"memory allocation of N bytes failed\" above says so). Run again with \
+--check-bounds (or --verify) to stop at the first bad index with its kernel, array, index, bound and source line.\n";
 
 const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGABRT, libc::SIGILL];
 

@@ -108,13 +108,28 @@ fn quiet_on_broken_pipe() {
             eprintln!("error: cannot write to standard output: {msg}");
             std::process::exit(1);
         }
+        // A failed write to standard error cannot be reported anywhere: exit 1 without the (unwritable) report.
+        if msg.contains("failed printing to stderr") {
+            std::process::exit(1);
+        }
         default(info);
     }));
 }
 
 fn main() -> ExitCode {
     quiet_on_broken_pipe();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to standard output (exit 0), usage errors to standard error (exit 2); a failed
+            // write of either is an error, not a success.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            return match e.print() {
+                Ok(()) => ExitCode::from(code),
+                Err(_) => ExitCode::from(1),
+            };
+        }
+    };
     let color = cli.color.enabled();
     let result = match cli.command {
         Command::Check(args) => check::run(&args, color),

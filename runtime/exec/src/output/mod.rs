@@ -106,6 +106,16 @@ pub(crate) fn read_outputs<D: Device>(
         .iter()
         .filter_map(|o| mem.globals.get(o.global).map(|g| (o, g)))
         .map(|(o, g)| {
+            // Read back, every element takes 8 bytes on the host: refuse what cannot fit rather than abort.
+            let need = g.len().saturating_mul(8);
+            if let Some(have) = crate::memory::available_memory().filter(|&have| need > have) {
+                return Err(RunError::Memory(format!(
+                    "reading output `{}` back needs {} of host memory, but only {} is left",
+                    g.name,
+                    crate::memory::show_bytes(need),
+                    crate::memory::show_bytes(have)
+                )));
+            }
             let data = OutputData {
                 absent: absent_word(o.check.as_ref()),
                 name: g.name.clone(),
@@ -117,7 +127,6 @@ pub(crate) fn read_outputs<D: Device>(
                 },
                 values: dev.read(&g.buf, g.elem.size(), 0, g.len())?,
             };
-            check_node_values(&data, mem.num_nodes)?;
             match (&mem.origin, &representative) {
                 (Some(origin), Some(rep)) => in_input_nodes(data, origin, rep),
                 _ => Ok(data),
@@ -139,8 +148,14 @@ fn in_input_nodes(mut o: OutputData, origin: &[u32], rep: &[u32]) -> Result<Outp
     }
     if o.elem == Scalar::Node {
         let inf = Scalar::Node.inf_bits();
-        for v in o.values.iter_mut().filter(|v| **v != inf) {
-            *v = rep[*v as usize] as u64;
+        for (i, v) in o.values.iter_mut().enumerate().filter(|(_, v)| **v != inf) {
+            *v = *rep.get(*v as usize).ok_or_else(|| {
+                RunError::BadOutput(format!(
+                    "output `{}` holds {v} at element {i}, which is not a node of the contracted graph (it has {})",
+                    o.name,
+                    rep.len()
+                ))
+            })? as u64;
         }
     }
     if o.shape == OutputShape::Node {
@@ -149,29 +164,35 @@ fn in_input_nodes(mut o: OutputData, origin: &[u32], rep: &[u32]) -> Result<Outp
     Ok(o)
 }
 
-/// Refuses a `node`-typed output holding a value that is neither a node (below `num_nodes`) nor `inf`: a file
-/// id cannot be written for it, and written as a number it would pass for one. Only a program's `x as node`
-/// cast can make such a value, so it is the program's bug, named here with the element that holds it.
-fn check_node_values(o: &OutputData, num_nodes: u64) -> Result<(), RunError> {
-    if o.elem != Scalar::Node {
+/// Refuses a `node`-typed output holding a value that is neither a node (below the node count) nor `inf`, when
+/// the file names its nodes other than `0..n` (1-based, sparse, LDBC ids): no file id can be written for such a
+/// value, and written as a number it could pass for some other node's id. (Where the ids are exactly `0..n`, the
+/// number names no node and is written as it is: an `as node` cast of any integer is defined.) Only a program's
+/// `x as node` cast makes such a value, so the message points there.
+pub fn check_node_values(outputs: &[OutputData], graph: &Csr) -> Result<(), RunError> {
+    if matches!(graph.labels, irgc_graph::NodeLabels::Offset(0)) {
         return Ok(());
     }
+    let n = u64::from(graph.num_nodes());
     let inf = Scalar::Node.inf_bits();
-    let bad: Vec<usize> = (0..o.values.len()).filter(|&i| o.values[i] != inf && o.values[i] >= num_nodes).collect();
-    let Some(&first) = bad.first() else { return Ok(()) };
-    let at = match o.shape {
-        OutputShape::Node => format!("node #{first} (counting from 0)"),
-        OutputShape::Edge => format!("edge #{first}"),
-        OutputShape::Dense { .. } => format!("element {first}"),
-    };
-    Err(RunError::BadOutput(format!(
-        "output `{}` holds {} at {at}, which is not a node of the graph (it has {num_nodes}): {} element(s) hold no \
-         node id nor `inf`, so no file id can be written for them; the program casts a value that is not a node \
-         with `as node`",
-        o.name,
-        o.values[first],
-        bad.len()
-    )))
+    for o in outputs.iter().filter(|o| o.elem == Scalar::Node) {
+        let bad: Vec<usize> = (0..o.values.len()).filter(|&i| o.values[i] != inf && o.values[i] >= n).collect();
+        let Some(&first) = bad.first() else { continue };
+        let at = match o.shape {
+            OutputShape::Node => format!("node {} (#{first})", graph.labels.label(first as u32)),
+            OutputShape::Edge => format!("edge #{first}"),
+            OutputShape::Dense { .. } => format!("element {first}"),
+        };
+        return Err(RunError::BadOutput(format!(
+            "output `{}` holds {} at {at}, which is not a node of the graph (it has {n}): {} element(s) hold no \
+             node nor `inf`, so no file id can be written for them; the program casts a value that is not a node \
+             with `as node`",
+            o.name,
+            o.values[first],
+            bad.len()
+        )));
+    }
+    Ok(())
 }
 
 /// A value of type `ty` as text: `absent` for the type's largest value, floats in Rust's shortest round-trip form,

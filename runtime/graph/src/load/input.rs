@@ -145,6 +145,12 @@ fn decompress<'a>(raw: Box<dyn Read + 'a>) -> io::Result<(Compression, Box<dyn R
     let mut raw = raw;
     let mut magic = Vec::with_capacity(6);
     (&mut raw).take(6).read_to_end(&mut magic)?;
+    if let Some(name) = unsupported_compression(&magic) {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("the file is {name}-compressed, which irgc does not read; decompress it, or recompress it with xz, gzip or bzip2"),
+        ));
+    }
     let compression = Compression::sniff(&magic);
     let raw = Cursor::new(magic).chain(raw);
     let reader: Box<dyn Read + 'a> = match compression {
@@ -154,6 +160,21 @@ fn decompress<'a>(raw: Box<dyn Read + 'a>) -> io::Result<(Compression, Box<dyn R
         Compression::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(raw)),
     };
     Ok((compression, reader))
+}
+
+/// The name of a compression recognised by its magic bytes that irgc cannot undo.
+fn unsupported_compression(magic: &[u8]) -> Option<&'static str> {
+    if magic.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+        Some("zstd")
+    } else if magic.starts_with(&[0x04, 0x22, 0x4D, 0x18]) {
+        Some("lz4")
+    } else if magic.starts_with(b"7z\xBC\xAF\x27\x1C") {
+        Some("7-Zip")
+    } else if magic.starts_with(b"PK\x03\x04") {
+        Some("zip")
+    } else {
+        None
+    }
 }
 
 /// The size in bytes of `path`, for progress totals and cache keys.

@@ -131,6 +131,10 @@ impl<'a> Lines<'a> {
         if let [rest @ .., b'\r'] = bytes {
             bytes = rest;
         }
+        // A UTF-8 byte order mark (editors on Windows write one) is no part of the first line's text.
+        if self.line_no == 0 {
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        }
         self.bytes += (next_start - self.start) as u64;
         self.start = next_start;
         self.line_no += 1;

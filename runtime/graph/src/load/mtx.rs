@@ -159,6 +159,11 @@ fn banner(name: &str, lines: &mut Lines<'_>) -> Result<(Field, Symmetry), LoadEr
         Some(b"general") => Symmetry::General,
         Some(b"symmetric") => Symmetry::Symmetric,
         Some(b"skew-symmetric") if field != Field::Pattern => Symmetry::Skew,
+        Some(b"skew-symmetric") => {
+            return Err(at.err(
+                "a pattern matrix cannot be skew-symmetric (that needs values to negate); use general or symmetric",
+            ))
+        }
         Some(other) => {
             return Err(at.err(format!(
                 "unsupported MatrixMarket symmetry {}; expected general, symmetric or skew-symmetric",
