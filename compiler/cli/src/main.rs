@@ -5,6 +5,7 @@
 
 mod arch;
 use irgc_driver::backend;
+use std::io::Write;
 mod bench;
 mod check;
 mod clobber;
@@ -126,7 +127,10 @@ fn main() -> ExitCode {
             let code = if e.use_stderr() { 2 } else { 0 };
             return match e.print() {
                 Ok(()) => ExitCode::from(code),
-                Err(_) => ExitCode::from(1),
+                Err(err) => {
+                    let _ = writeln!(std::io::stderr(), "error: cannot write to standard output: {err}");
+                    ExitCode::from(1)
+                }
             };
         }
     };

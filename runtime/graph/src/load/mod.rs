@@ -300,6 +300,8 @@ fn sniff(name: &str, head: &[u8]) -> Result<Format, LoadError> {
     if galois::sniff(head) {
         return Ok(Format::GaloisBinary);
     }
+    // Text formats are recognised by their first characters, after a UTF-8 byte order mark if there is one.
+    let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
     // Only whole lines count: the last one in `head` may be cut.
     let complete = match memchr::memrchr(b'\n', head) {
         Some(i) if head.len() == SNIFF_BYTES => &head[..i],

@@ -83,7 +83,7 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
             }
             Field::Real => {
                 let tok = f.next().ok_or_else(|| at.err("expected a real value after the indices"))?;
-                weights.push_float(crate::load::edges::float_weight(at, tok, "a real value")?);
+                weights.push_float(crate::load::edges::float_weight(at, tok, "a real value (the edge's weight)")?);
             }
         }
         at.end(f, "'row column [value]'")?;
