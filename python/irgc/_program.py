@@ -61,8 +61,8 @@ class Program:
         ``backend``: "cpu" (Cranelift, ``threads`` worker threads, default one per core) or "cuda" (GPU 0;
         ``arch`` e.g. "sm_80"). ``params``: ``{name: value}``; a node param is given as the graph's node id.
         ``verify=True`` checks every output declared ``as`` a check against the runtime's independent reference
-        and raises ``VerificationError`` on a wrong answer. ``check_bounds`` (default: as ``verify``) checks
-        every array and graph index in the kernels and raises ``RunError`` naming the kernel, array, index and
+        and raises ``VerificationError`` on a wrong answer. ``check_bounds`` (default: on for the CPU, as ``verify``
+        for the GPU) checks every array and graph index in the kernels and raises ``RunError`` naming the kernel, array, index and
         bound at the first bad one. Returns a ``Result``.
         """
         g = _as_graph(graph, weight=weight)

@@ -213,8 +213,8 @@ impl Program {
         arch: Option<String>,
         check_bounds: Option<bool>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        // As `irgc run`: bounds checks on with verification unless asked otherwise.
-        let check_bounds = check_bounds.unwrap_or(verify);
+        // As `irgc run`: checked by default on the CPU, and on the GPU when verifying.
+        let check_bounds = check_bounds.unwrap_or(verify || backend != "cuda");
         let bad = |msg: String| pyo3::exceptions::PyValueError::new_err(msg);
         match backend {
             "cpu" if arch.is_some() => return Err(bad("arch applies to backend=\"cuda\" only".into())),

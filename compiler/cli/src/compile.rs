@@ -2,7 +2,7 @@
 //! the runtime needs beside them (`X.artifact.json`: kernel signatures, the context layout, the host plan) — or
 //! print one stage (`--emit ast|ir|llvm|ptx|artifact`).
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,7 +31,8 @@ pub struct CompileArgs {
     /// Print one stage instead of writing X.ptx and X.artifact.json.
     #[arg(long, value_enum)]
     emit: Option<Emit>,
-    /// Write to this file (with --emit), or name the .ptx file (the artifact goes beside it).
+    /// Write to this file (with --emit; `-` is standard output), or name the .ptx file (the artifact goes beside
+    /// it).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// GPU architecture for PTX [default: the GPU in this machine, else sm_80].
@@ -73,6 +74,9 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
         Ok(serde_json::to_string_pretty(&artifact)? + "\n")
     };
     let Some(emit) = args.emit else {
+        if args.output.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+            bail!("-o - needs --emit: without it, compile writes two files (the PTX and the artifact beside it)");
+        }
         let out = ptx("kernels")?;
         let ptx_path = args.output.clone().unwrap_or_else(|| args.file.with_extension("ptx"));
         let artifact_path = artifact_path(&ptx_path);
@@ -108,7 +112,7 @@ pub fn run(args: &CompileArgs, color: bool) -> Result<ExitCode> {
         Emit::Ptx => ptx("PTX")?.ptx,
         Emit::Artifact => artifact_json()?,
     };
-    match &args.output {
+    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
         Some(path) => write(path, &text)?,
         None => {
             use std::io::Write;

@@ -55,12 +55,13 @@ pub struct RunArgs {
     /// Check the outputs against independent reference implementations (per the program's `output ... as`).
     #[arg(long)]
     verify: bool,
-    /// Check every array and graph index in the kernels (CPU and GPU): the first bad one stops the run with the
-    /// kernel, the array, the index, its bound and the source line, instead of a crash or a silent wrong answer.
-    /// On by default with --verify; runs every pipe round by round (no outlining); what it costs: docs/results.md.
+    /// Check every array and graph index in the kernels: the first bad one stops the run with the kernel, the
+    /// array, the index, its bound and the source line, instead of a crash or a silent wrong answer. On by
+    /// default on the CPU backend, and on the GPU with --verify (there it runs every pipe round by round, no
+    /// outlining); what it costs: docs/results.md.
     #[arg(long, conflicts_with = "no_check_bounds")]
     check_bounds: bool,
-    /// Run --verify without bounds checks.
+    /// Run without bounds checks (the CPU's default, and --verify's): fastest, and a bad index is undefined.
     #[arg(long)]
     no_check_bounds: bool,
     /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, reduction value, time).
@@ -238,7 +239,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     };
     let module = &crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?;
     let artifact = crate::backend::lower(module);
-    let checking = args.check_bounds || (args.verify && !args.no_check_bounds);
+    // Checked unless asked not to on the CPU (its kernels share the process: an unchecked bad index can corrupt
+    // it); on the GPU when asked or verifying (checks there also give up outlining).
+    let checking = !args.no_check_bounds && (args.check_bounds || args.verify || gpu.is_none());
     let kernels = match gpu {
         None if checking => Kernels::Cpu(crate::backend::compile_cpu_checked(module)?),
         None => Kernels::Cpu(crate::backend::compile_cpu(module)?),

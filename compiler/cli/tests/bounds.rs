@@ -1,5 +1,6 @@
-//! `--check-bounds` (on by default with `--verify`, CPU backend): a kernel's bad index stops the run with the
-//! kernel, the array, the index, its bound and the source line, instead of a crash or a silent wrong answer.
+//! Bounds checks (on by default on the CPU backend, and with `--check-bounds` or `--verify`): a kernel's bad index
+//! stops the run with the kernel, the array, the index, its bound and the source line, instead of a crash or a
+//! silent wrong answer.
 
 mod common;
 
@@ -61,10 +62,17 @@ fn an_array_passed_to_a_device_function_is_checked_against_the_node_count() {
 }
 
 #[test]
+fn the_cpu_backend_checks_by_default() {
+    let (code, err) = run(&program("h[G.degree(v)] += 1;"), &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("into `h`, whose length is 4"), "{err}");
+}
+
+#[test]
 fn good_programs_run_the_same_with_checks() {
     let p = program("x[v] = G.degree(v); h[G.degree(v) % 4] += 1;");
     let with = irgc(&["run", p.to_str().unwrap(), "--graph", "gen:rmat:scale=8,ef=8,seed=1", "--check-bounds"]);
-    let without = irgc(&["run", p.to_str().unwrap(), "--graph", "gen:rmat:scale=8,ef=8,seed=1"]);
+    let without = irgc(&["run", p.to_str().unwrap(), "--graph", "gen:rmat:scale=8,ef=8,seed=1", "--no-check-bounds"]);
     assert!(with.status.success() && without.status.success());
     let digest = |o: &std::process::Output| {
         String::from_utf8_lossy(&o.stdout).lines().find(|l| l.starts_with("digest")).map(str::to_string)
@@ -75,7 +83,7 @@ fn good_programs_run_the_same_with_checks() {
 #[test]
 fn without_checks_a_crash_is_reported_not_silent() {
     let p = program("x[((v as u32) * 1000000) as node] = 1;");
-    let (code, err) = run(&p, &[]);
+    let (code, err) = run(&p, &["--no-check-bounds"]);
     assert_eq!(code, Some(1), "exit 1, not a signal: {err}");
     assert!(err.contains("a kernel most likely indexed outside an array") && err.contains("--check-bounds"), "{err}");
 }
@@ -84,7 +92,9 @@ fn without_checks_a_crash_is_reported_not_silent() {
 fn a_heap_corrupted_by_a_kernel_is_reported_even_when_it_shows_after_the_run() {
     // Writes just past `x`: nothing faults, but the allocator finds its heap damaged at a later free.
     let p = program("atomic_add(x[((v as u32) + 256) as node], 1);");
-    for args in [&["run", p.to_str().unwrap()][..], &["bench", p.to_str().unwrap(), "--runs", "2"][..]] {
+    for args in
+        [&["run", p.to_str().unwrap(), "--no-check-bounds"][..], &["bench", p.to_str().unwrap(), "--runs", "2"][..]]
+    {
         let mut args = args.to_vec();
         args.extend(["--graph", "gen:rmat:scale=8,ef=8,seed=1"]);
         let o = irgc(&args);

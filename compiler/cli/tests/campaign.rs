@@ -15,7 +15,7 @@ fn a_plan_loop_that_never_launches_stops_by_itself() {
     std::fs::write(&p, "graph G;\nplan { var i: u64 = 0; while i < 18446744073709551615u64 { i += 1; } }\n").unwrap();
     let (code, err) = stderr_of(&["run", p.to_str().unwrap(), "--graph", "gen:er:n=10,deg=2"]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("statements without launching a kernel"), "{err}");
+    assert!(err.contains("without launching a kernel: it looks like a loop that never ends"), "{err}");
 }
 
 #[test]
@@ -103,4 +103,28 @@ fn weights_that_can_overflow_integer_distances_are_warned_about() {
     let (code, err) = run("random:1:255");
     assert_eq!(code, Some(0), "{err}");
     assert!(!err.contains("warning"), "{err}");
+}
+
+#[test]
+fn a_plan_loop_of_fills_alone_stops_by_itself() {
+    let p = temp("fills.irg");
+    std::fs::write(&p, "graph G;\narray a: u64[G.num_nodes];\nplan { while true { a.fill(0); } }\n").unwrap();
+    let (code, err) = stderr_of(&["run", p.to_str().unwrap(), "--graph", "gen:er:n=100000,deg=2"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("a fill counting one per 64 elements"), "{err}");
+}
+
+#[test]
+fn compile_dash_o_dash_writes_to_standard_output_not_a_file_named_dash() {
+    let dir = temp("dash-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = common::root().join("programs/cc/rem.irg");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_irgc"))
+        .args(["compile", program.to_str().unwrap(), "--emit", "ir", "-o", "-"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("module rem"));
+    assert!(!dir.join("-").exists());
 }

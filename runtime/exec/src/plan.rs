@@ -140,8 +140,8 @@ impl<'a, D: Device> Machine<'a, D> {
         self.idle_steps += 1;
         if self.idle_steps > IDLE_STEPS {
             return Err(RunError::plan(format!(
-                "the plan ran {IDLE_STEPS} statements without launching a kernel: it looks like a loop that never \
-                 ends (use --timeout SECONDS to bound a run)"
+                "the plan ran {IDLE_STEPS} statements (a fill counting one per 64 elements) without launching a \
+                 kernel: it looks like a loop that never ends (use --timeout SECONDS to bound a run)"
             )));
         }
         match s {

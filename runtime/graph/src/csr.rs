@@ -155,6 +155,12 @@ impl Csr {
             if ids.len() != n as usize {
                 return Err("explicit labels must have one entry per node".into());
             }
+            // Two nodes with one id would make outputs ambiguous (a cache file edited by hand could do it).
+            let mut sorted = ids.clone();
+            sorted.par_sort_unstable();
+            if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+                return Err(format!("two nodes have the id {}", w[0]));
+            }
         }
         Ok(())
     }
@@ -268,6 +274,15 @@ impl EdgeList {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_nodes_with_one_id_break_the_invariants() {
+        let mut g = tiny().into_csr(BuildOptions::default());
+        g.labels = NodeLabels::Explicit(vec![10, 20, 30, 40]);
+        assert_eq!(g.check_invariants(), Ok(()));
+        g.labels = NodeLabels::Explicit(vec![10, 77, 30, 77]);
+        assert_eq!(g.check_invariants(), Err("two nodes have the id 77".to_string()));
+    }
 
     fn tiny() -> EdgeList {
         let mut el = EdgeList::new(4);
