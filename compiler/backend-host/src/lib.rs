@@ -66,6 +66,11 @@ pub fn lower(m: &Module) -> art::Artifact {
             locals: m.plan.locals.iter().map(|(_, l)| (l.name.clone(), local_scalar(l.ty))).collect(),
             body: Plan.block(&m.plan, &m.plan.block),
         },
+        merge: m.merge.as_ref().map(|mg| art::MergeDesc {
+            from: mg.from.index(),
+            into: mg.into.index(),
+            body: Plan.block(&m.plan, &mg.body),
+        }),
         outputs: m
             .outputs
             .iter()

@@ -96,6 +96,11 @@ pub struct RunArgs {
     /// Worker threads (default: one per core). CPU only.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Run on N devices: the edges split into N contiguous parts balanced by edge count, the plan run on each,
+    /// the results merged pairwise by the program's `merge` block (seed 004's multi-GPU scheme). CPU devices
+    /// only so far; they run one after another.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    devices: u32,
     /// The PTX target for --backend cuda, e.g. sm_80 or sm_90 (default: the GPU's own, capped at sm_90).
     #[arg(long, value_name = "sm_XX")]
     arch: Option<String>,
@@ -223,6 +228,11 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     match args.backend {
         Backend::Cpu if args.arch.is_some() => bail!("--arch applies to --backend cuda only"),
         Backend::Cuda if args.threads.is_some() => bail!("--threads applies to --backend cpu only"),
+        Backend::Cuda if args.devices > 1 => bail!(
+            "--devices {} with --backend cuda: multi-GPU runs are not built yet (issue 14); --backend cpu runs the \
+             same partition-and-merge path on CPU devices",
+            args.devices
+        ),
         _ => {}
     }
     let gpu = match args.backend {
@@ -277,7 +287,11 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     let spinner = crate::spinner::Spinner::start(Box::new(move || {
         format!("{what}: {} launches", irgc_runtime::progress::launches_so_far() - first)
     }));
+    let devices = args.devices as usize;
     let finished = match kernels {
+        Kernels::Cpu(k) if devices > 1 => {
+            run_guarded(|| execute::on_cpu_devices(&k, &artifact, csr, name, &params, options, devices))
+        }
         Kernels::Cpu(k) => run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, options)),
         Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options),
     };
@@ -403,6 +417,21 @@ impl Summary<'_> {
             ),
         };
         s += &format!("launches  {}\n", e.launches);
+        if let Some(d) = &e.devices {
+            let each: Vec<String> = d
+                .runs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| format!("#{i} {} edges {:.3} ms", r.edges, ms(r.compute_time)))
+                .collect();
+            s += &format!("devices   {} CPU devices, one after another: {}\n", d.runs.len(), each.join(", "));
+            s += &format!(
+                "merge     {} round(s), {:.3} ms, {} launch(es)\n",
+                d.merge_rounds,
+                ms(d.merge_time),
+                d.merge_launches
+            );
+        }
         for o in &e.stats.outlined {
             s += &match o.worklist.as_str() {
                 "" => format!("outlined  loop: {} rounds in one GPU kernel\n", o.rounds),
@@ -458,6 +487,17 @@ impl Summary<'_> {
             "setup_seconds": e.setup_time.as_secs_f64(),
             "compute_seconds": e.compute_time.as_secs_f64(),
             "launches": e.launches,
+            "devices": e.devices.as_ref().map(|d| json!({
+                "parts": d.runs.iter().map(|r| json!({
+                    "edges": r.edges,
+                    "setup_seconds": r.setup_time.as_secs_f64(),
+                    "compute_seconds": r.compute_time.as_secs_f64(),
+                    "launches": r.launches,
+                })).collect::<Vec<_>>(),
+                "merge_rounds": d.merge_rounds,
+                "merge_seconds": d.merge_time.as_secs_f64(),
+                "merge_launches": d.merge_launches,
+            })),
             "printed": e.stats.printed,
             "digest": format!("{:016x}", irgc_runtime::digest(&e.outputs)),
             "outputs": outputs,

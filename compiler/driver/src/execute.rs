@@ -38,6 +38,16 @@ pub struct Finished {
     pub setup_time: Duration,
     pub compute_time: Duration,
     pub target: Target,
+    /// A multi-device run's parts and merges (`None` on one device).
+    pub devices: Option<Devices>,
+}
+
+/// What a multi-device run's devices and merges did (`irgc_runtime::devices`).
+pub struct Devices {
+    pub runs: Vec<irgc_runtime::devices::DeviceRun>,
+    pub merge_rounds: u32,
+    pub merge_time: Duration,
+    pub merge_launches: u64,
 }
 
 /// A program made ready for the GPU: the PTX compiled for `arch` and loaded.
@@ -86,6 +96,41 @@ pub fn on_cpu(
         setup_time: exec.setup_time,
         compute_time: exec.compute_time,
         target: Target::Cpu { threads: exec.threads },
+        devices: None,
+    })
+}
+
+/// Runs on `devices` CPU devices, each with a contiguous part of the edges, merging the results pairwise with
+/// the program's `merge` (the devices run one after another, each with every thread: compute time is their sum
+/// plus the merges).
+pub fn on_cpu_devices(
+    kernels: &crate::backend::CpuBackend,
+    artifact: &Artifact,
+    graph: &Csr,
+    graph_name: &str,
+    params: &[u64],
+    options: RunOptions,
+    devices: usize,
+) -> Result<Finished> {
+    let threads = options.threads;
+    let req = irgc_runtime::Request { artifact, graph, graph_name, params, kernels, options };
+    let multi = irgc_runtime::execute_on_devices(req, devices)?;
+    let sum = |f: fn(&irgc_runtime::devices::DeviceRun) -> Duration| multi.devices.iter().map(f).sum::<Duration>();
+    Ok(Finished {
+        outputs: multi.outputs,
+        stats: multi.stats,
+        launches: multi.devices.iter().map(|d| d.launches).sum::<u64>() + multi.merge_launches,
+        setup_time: sum(|d| d.setup_time),
+        compute_time: sum(|d| d.compute_time) + multi.merge_time,
+        target: Target::Cpu {
+            threads: threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        },
+        devices: Some(Devices {
+            runs: multi.devices,
+            merge_rounds: multi.merge_rounds,
+            merge_time: multi.merge_time,
+            merge_launches: multi.merge_launches,
+        }),
     })
 }
 
@@ -115,5 +160,6 @@ pub fn on_cuda(
             upload_bytes: transfers.to_device_bytes,
             readback: run.readback_time,
         },
+        devices: None,
     })
 }

@@ -19,5 +19,6 @@ pub use abi::{skewed, BoundsReport, Layout, PipeState, WorklistSlot};
 pub use irgc_scalar::{random, reduce_combine, reduce_identity, BinaryOp, MathFn, ReduceOp, Scalar, UnaryOp, Value};
 pub use plan::{HostExpr, HostExprKind, HostStmt, Plan};
 pub use program::{
-    Artifact, CheckDesc, GlobalDesc, GraphDesc, KernelDesc, OutputDesc, ParamDesc, PipeDesc, Shape, Space, WorklistDesc,
+    Artifact, CheckDesc, GlobalDesc, GraphDesc, KernelDesc, MergeDesc, OutputDesc, ParamDesc, PipeDesc, Shape, Space,
+    WorklistDesc,
 };

@@ -22,6 +22,18 @@ pub struct Artifact {
     pub pipes: Vec<PipeDesc>,
     pub plan: Plan,
     pub outputs: Vec<OutputDesc>,
+    /// How two devices' results combine in a multi-device run (`merge from -> into { ... }`), if the program
+    /// says: the partner's global `from` is copied into this device's global `into`, then `body` (plan code over
+    /// the plan's locals) runs here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<MergeDesc>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MergeDesc {
+    pub from: usize,
+    pub into: usize,
+    pub body: Vec<crate::plan::HostStmt>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -17,6 +17,7 @@ mod contract;
 #[allow(unsafe_code)] // The one place that calls `CpuKernels`; its docs give the safety argument.
 pub mod cpu;
 pub mod device;
+pub mod devices;
 mod error;
 pub mod eval;
 pub mod fit;
@@ -172,6 +173,18 @@ pub fn execute(req: Request<'_>) -> Result<Execution, RunError> {
     })
 }
 
+/// Runs `req.artifact` on `devices` CPU devices, one part of the edges each, merging the results pairwise as the
+/// program's `merge` says (see [`devices`]): the partition-and-merge path of a multi-GPU run, testable anywhere.
+pub fn execute_on_devices(
+    req: Request<'_>,
+    devices: usize,
+) -> Result<devices::MultiExecution<memory::Buffer>, RunError> {
+    check_params(req.artifact, req.params)?;
+    let mut cpus =
+        (0..devices.max(1)).map(|_| CpuDevice::new(req.kernels, &req.options)).collect::<Result<Vec<_>, _>>()?;
+    devices::run_on_devices(&mut cpus, req.artifact, req.graph, req.graph_name, req.params, &req.options)
+}
+
 /// Everything one run on some [`Device`] needs besides the device.
 pub struct DeviceRequest<'a> {
     pub artifact: &'a Artifact,
@@ -233,22 +246,7 @@ fn execute_on<D: Device>(
     let ctx = context::build(&layout, &mem, params);
     let setup_time = setup_start.elapsed();
 
-    let mut machine = plan::Machine {
-        artifact,
-        layout,
-        dev: device,
-        mem,
-        ctx,
-        params: params.to_vec(),
-        locals: Vec::new(),
-        options: &options,
-        stats: Stats::default(),
-        launches: 0,
-        round: 0,
-        mode: None,
-        pipes_open: 0,
-        idle_steps: 0,
-    };
+    let mut machine = plan::Machine::new(artifact, layout, device, mem, ctx, params, &options);
     let start = Instant::now();
     machine.dev.begin_compute(options.collect_stats)?;
     machine.run_plan()?;

@@ -115,6 +115,45 @@ impl<'a, D: Device> Machine<'a, D> {
         Ok(())
     }
 
+    /// A machine for `artifact` over `mem` on `dev`, before its plan runs.
+    pub fn new(
+        artifact: &'a Artifact,
+        layout: Layout,
+        dev: &'a mut D,
+        mem: Memory<D::Buffer>,
+        ctx: Vec<u64>,
+        params: &[u64],
+        options: &'a RunOptions,
+    ) -> Self {
+        Machine {
+            artifact,
+            layout,
+            dev,
+            mem,
+            ctx,
+            params: params.to_vec(),
+            locals: Vec::new(),
+            options,
+            stats: Stats::default(),
+            launches: 0,
+            round: 0,
+            mode: None,
+            pipes_open: 0,
+            idle_steps: 0,
+        }
+    }
+
+    /// Runs a block of plan code after the plan (a multi-device run's `merge`), with the plan's locals.
+    pub fn run_block(&mut self, stmts: &'a [HostStmt]) -> Result<(), RunError> {
+        if self.locals.len() < self.artifact.plan.locals.len() {
+            self.locals = vec![0; self.artifact.plan.locals.len()];
+        }
+        match self.block(stmts)? {
+            Flow::Normal => Ok(()),
+            Flow::Break | Flow::Continue => Err(RunError::plan("a `break` or `continue` outside a loop")),
+        }
+    }
+
     /// Runs the whole plan.
     pub fn run_plan(&mut self) -> Result<(), RunError> {
         self.locals = vec![0; self.artifact.plan.locals.len()];

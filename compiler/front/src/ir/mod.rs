@@ -60,6 +60,19 @@ pub struct Module {
     pub kernels: Arena<Kernel>,
     pub plan: PlanBody,
     pub outputs: Vec<Output>,
+    /// How two devices' results combine in a multi-device run (`merge FROM -> INTO { ... }`), if the program
+    /// says; its block lives in the plan's body (its expressions and locals are the plan's).
+    pub merge: Option<Merge>,
+}
+
+/// `merge from -> into { body }`: in a multi-device run, the partner device's `from` array is copied into this
+/// device's `into` array (two node arrays of one element type), then `body` runs here, as plan code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Merge {
+    pub from: Handle<Global>,
+    pub into: Handle<Global>,
+    pub body: PlanBlock,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -132,6 +132,10 @@ impl Printer<'_> {
         }
         let _ = write!(self.out, "\nplan ");
         self.block(&plan, &m.plan.block, 0);
+        if let Some(merge) = &m.merge {
+            let _ = write!(self.out, "\nmerge @{} -> @{} ", m.globals[merge.from].name, m.globals[merge.into].name);
+            self.block(&plan, &merge.body, 0);
+        }
     }
 
     fn params(&self, ctx: &Ctx, params: &[Handle<Local>]) -> String {

@@ -95,6 +95,7 @@ pub fn lower(name: &str, files: &[ParsedFile<'_>]) -> (Option<Module>, Vec<Diagn
             kernels: Arena::new(),
             plan: ir::PlanBody::default(),
             outputs: Vec::new(),
+            merge: None,
         },
         symbols: BTreeMap::new(),
         consts: BTreeMap::new(),
@@ -145,6 +146,8 @@ struct Pending<'a> {
     globals: Vec<PendingGlobal<'a>>,
     outputs: Vec<&'a ast::OutputDecl>,
     plans: Vec<(&'a ast::Block, Span)>,
+    /// `merge FROM -> INTO { ... }` (at most one).
+    merges: Vec<(&'a crate::span::Ident, &'a crate::span::Ident, &'a ast::Block, Span)>,
 }
 
 impl Sema {
@@ -354,6 +357,17 @@ impl Sema {
                     self.define(&k.name, Symbol::Kernel(h));
                     pending.kernels.push((h, k));
                 }
+                ItemKind::Merge { from, into, body } => {
+                    if let Some((_, _, _, first)) = pending.merges.first() {
+                        self.diags.push(
+                            Diagnostic::error(span, "a program has one merge")
+                                .label("second merge")
+                                .with_secondary(*first, "first merge"),
+                        );
+                    } else {
+                        pending.merges.push((from, into, body, span));
+                    }
+                }
                 ItemKind::Plan(block) => {
                     if let Some((_, first)) = pending.plans.first() {
                         self.diags.push(
@@ -497,6 +511,11 @@ impl Sema {
                         .note("add `plan { ... }` saying which kernels run, e.g. `plan { init(); }`")
                         .cascading(),
                 );
+            }
+        }
+        if let Some(&(from, into, body, span)) = pending.merges.first() {
+            if let Some((from, into, body)) = lw.lower_merge(from, into, body) {
+                lw.sema.module.merge = Some(ir::Merge { from, into, body, span });
             }
         }
         self.module.plan = lw.finish();

@@ -67,6 +67,13 @@ pub enum ItemKind {
     Function(Function),
     /// `plan { ... }`: the host program.
     Plan(Block),
+    /// `merge parent -> theirs { ... }`: how two devices' results combine in a multi-device run — the partner's
+    /// `parent` is copied into this device's `theirs`, then the block runs here.
+    Merge {
+        from: Ident,
+        into: Ident,
+        body: Block,
+    },
     /// An item the parser could not make sense of; already reported.
     Error,
 }

@@ -170,6 +170,7 @@ fn starts_item(tok: Tok<'_>) -> bool {
             | Tok::Kernel
             | Tok::Fn
             | Tok::Plan
+            | Tok::Merge
     )
 }
 

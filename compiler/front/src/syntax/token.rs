@@ -83,6 +83,8 @@ pub enum Tok<'s> {
     Fn,
     #[token("plan")]
     Plan,
+    #[token("merge")]
+    Merge,
     #[token("let")]
     Let,
     #[token("var")]
@@ -269,6 +271,7 @@ impl Tok<'_> {
             Tok::Kernel => "kernel",
             Tok::Fn => "fn",
             Tok::Plan => "plan",
+            Tok::Merge => "merge",
             Tok::Let => "let",
             Tok::Var => "var",
             Tok::If => "if",

@@ -198,6 +198,7 @@ pub fn artifact(name: &str, weight: Option<Scalar>) -> Artifact {
         pipes: vec![],
         plan: Plan::default(),
         outputs: vec![],
+        merge: None,
     }
 }
 

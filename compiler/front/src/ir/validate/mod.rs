@@ -99,6 +99,16 @@ impl<'a> Validator<'a> {
             }
         }
         self.body(&m.plan, Where::Plan, &[], Span::default());
+        if let Some(merge) = &m.merge {
+            let array = |g| m.globals.get(g).filter(|g| g.kind == GlobalKind::Node).map(|g| g.elem);
+            match (array(merge.from), array(merge.into)) {
+                (Some(a), Some(b)) if a == b && merge.from != merge.into => {}
+                _ => self.err(merge.span, "merge between arrays that are not two node arrays of one element type"),
+            }
+            let scope =
+                Scope { in_loop: false, in_serial_loop: false, in_forall: false, in_tile: false, uniform: false };
+            self.block(m.plan.view(), Where::Plan, &merge.body, scope);
+        }
         self.recursion();
     }
 

@@ -220,6 +220,46 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
         self.body
     }
 
+    /// `merge from -> into { body }`: both names node arrays of one element type; the block is plan code in a
+    /// scope of its own (the plan's locals are not visible: it runs after the plan, on another device's data).
+    pub(crate) fn lower_merge(
+        &mut self,
+        from: &Ident,
+        into: &Ident,
+        body: &ast::Block,
+    ) -> Option<(Handle<ir::Global>, Handle<ir::Global>, Block<Op>)> {
+        let array = |lw: &mut Self, name: &Ident| -> Option<Handle<ir::Global>> {
+            match lw.lookup_global(name)? {
+                Symbol::Global(g) if lw.sema.module.globals[g].kind == GlobalKind::Node => Some(g),
+                other => {
+                    lw.error(
+                        Diagnostic::error(
+                            name.span,
+                            format!("`{}` is {}, not a node array", name.node, other.describe()),
+                        )
+                        .label("a merge moves a node array from one device to another"),
+                    );
+                    None
+                }
+            }
+        };
+        let (f, i) = (array(self, from), array(self, into));
+        let (f, i) = (f?, i?);
+        let (fe, ie) = (self.sema.module.globals[f].elem, self.sema.module.globals[i].elem);
+        if f == i || fe != ie {
+            let why = if f == i { "the partner's array needs an array of its own" } else { "their elements differ" };
+            self.error(
+                Diagnostic::error(into.span, format!("cannot merge `{}` into `{}`: {why}", from.node, into.node))
+                    .label(format!("declare `node {}: {fe};`", if f == i { "theirs" } else { into.node.as_str() })),
+            );
+            return None;
+        }
+        let saved = std::mem::replace(&mut self.scopes, vec![Vec::new()]);
+        let block = self.block(body);
+        self.scopes = saved;
+        Some((f, i, block))
+    }
+
     pub(crate) fn lower_plan(&mut self, block: &ast::Block) {
         self.stmts(&block.stmts);
     }

@@ -1,0 +1,103 @@
+//! `--devices N` on the CPU: the edges split into N parts, every part run, the results merged pairwise by the
+//! program's `merge` block (seed 004). Every CC program with a merge must give the single-device run's partition
+//! on every shared graph.
+
+mod common;
+
+use common::*;
+use std::collections::HashMap;
+
+const MERGING: [&str; 4] =
+    ["programs/cc/rem.irg", "programs/cc/groute.irg", "programs/cc/afforest.irg", "programs/cc/ecl_cc.irg"];
+
+/// `node -> label` from a run's `--out` file.
+fn labels(program: &str, graph: &str, devices: &str) -> HashMap<String, String> {
+    let out = temp(&format!("devices-{devices}.out"));
+    let o =
+        irgc(&["run", program, "--graph", graph, "--symmetrize", "--devices", devices, "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{program} on {graph}, {devices} devices: {}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())))
+        .collect()
+}
+
+/// Whether two labelings partition the nodes the same way.
+fn same_partition(a: &HashMap<String, String>, b: &HashMap<String, String>) -> bool {
+    let (mut ab, mut ba) = (HashMap::new(), HashMap::new());
+    a.len() == b.len()
+        && a.iter().all(|(v, la)| {
+            let Some(lb) = b.get(v) else { return false };
+            *ab.entry(la).or_insert(lb) == lb && *ba.entry(lb).or_insert(la) == la
+        })
+}
+
+#[test]
+fn every_merging_cc_program_gives_the_single_device_partition_on_every_shared_graph() {
+    for graph in SHARED_GRAPHS {
+        let g = data(graph);
+        for p in MERGING {
+            let one = labels(p, &g, "1");
+            let three = labels(p, &g, "3");
+            assert!(same_partition(&one, &three), "{p} on {graph}: 3 devices differ from 1");
+        }
+    }
+}
+
+#[test]
+fn any_device_count_verifies_and_reports_its_parts_and_merges() {
+    // 300 nodes in 3 components plus isolated ones, so a merge has something to join.
+    for devices in ["2", "4", "5", "8"] {
+        let o = irgc(&[
+            "run",
+            "programs/cc/ecl_cc.irg",
+            "--graph",
+            "gen:er:n=300,deg=1,seed=4",
+            "--devices",
+            devices,
+            "--verify",
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["devices"]["parts"].as_array().unwrap().len(), devices.parse::<usize>().unwrap());
+        let rounds = (devices.parse::<f64>().unwrap()).log2().ceil() as u64;
+        assert_eq!(v["devices"]["merge_rounds"], rounds);
+        assert_eq!(v["verification"]["ok"], true);
+    }
+}
+
+#[test]
+fn a_program_without_a_merge_and_a_gpu_run_are_refused() {
+    let o = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", "gen:er:n=50,deg=2", "--devices", "2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("declares no `merge`"));
+    let o =
+        irgc(&["run", "programs/cc/rem.irg", "--graph", "gen:er:n=50,deg=2", "--devices", "2", "--backend", "cuda"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("multi-GPU runs are not built yet"));
+}
+
+#[test]
+fn a_merge_names_two_node_arrays_of_one_type_and_appears_once() {
+    let base = "graph G;\nnode parent: node;\nnode theirs: node;\nnode other: u32;\narray d: node[4];\nplan { }\n";
+    let check = |merge: &str| {
+        let p = temp("merge.irg");
+        std::fs::write(&p, format!("{base}{merge}")).unwrap();
+        let o = irgc(&["check", p.to_str().unwrap()]);
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    assert_eq!(check("merge parent -> theirs { }\n").0, Some(0));
+    let (code, err) = check("merge parent -> parent { }\n");
+    assert_eq!(code, Some(1));
+    assert!(err.contains("the partner's array needs an array of its own"), "{err}");
+    let (_, err) = check("merge parent -> other { }\n");
+    assert!(err.contains("their elements differ"), "{err}");
+    let (_, err) = check("merge d -> theirs { }\n");
+    assert!(err.contains("not a node array"), "{err}");
+    let (_, err) = check("merge parent -> theirs { }\nmerge parent -> theirs { }\n");
+    assert!(err.contains("a program has one merge"), "{err}");
+    let o = irgc(&["compile", "programs/cc/rem.irg", "--emit", "ir"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("merge @parent -> @theirs {"));
+}
