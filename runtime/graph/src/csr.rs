@@ -119,12 +119,21 @@ impl Csr {
             .collect()
     }
 
+    /// The source node of every edge (the edge-list view), filled in parallel: each chunk of edges finds its
+    /// first source by binary search and walks the rows from there.
     pub fn sources(&self) -> Vec<u32> {
+        const CHUNK: usize = 1 << 16;
         let mut src = vec![0u32; self.col.len()];
-        for v in 0..self.num_nodes() {
-            let r = self.edge_range(v);
-            src[r].fill(v);
-        }
+        src.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
+            let first = (c * CHUNK) as u64;
+            let mut v = self.row_start.partition_point(|&s| s <= first) - 1;
+            for (e, slot) in (first..).zip(out.iter_mut()) {
+                while self.row_start[v + 1] <= e {
+                    v += 1;
+                }
+                *slot = v as u32;
+            }
+        });
         src
     }
 
