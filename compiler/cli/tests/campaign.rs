@@ -128,3 +128,103 @@ fn compile_dash_o_dash_writes_to_standard_output_not_a_file_named_dash() {
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("module rem"));
     assert!(!dir.join("-").exists());
 }
+
+/// Campaign 2: small inputs that once crashed, hung or answered wrongly, each with the message it now gets.
+#[test]
+fn campaign_two_inputs_get_clear_answers() {
+    // A UTF-8 byte order mark before a sniffed format and before a DIMACS file.
+    let bom = temp("bom.gr");
+    std::fs::write(&bom, b"\xEF\xBB\xBFp sp 3 1\na 1 2 1\n").unwrap();
+    let o = irgc(&["info", bom.to_str().unwrap(), "--no-cache"]);
+    assert!(o.status.success() && String::from_utf8_lossy(&o.stdout).contains("(dimacs)"), "{o:?}");
+    // A zstd-compressed file is named as such.
+    let zst = temp("g.mtx.zst");
+    std::fs::write(&zst, [0x28, 0xB5, 0x2F, 0xFD, 0, 0, 0, 0]).unwrap();
+    let (code, err) = stderr_of(&["info", zst.to_str().unwrap(), "--no-cache"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("zstd-compressed, which irgc does not read"), "{err}");
+    // Node ids beyond 2^64 - 1 do not wrap onto a real node.
+    let (code, err) = stderr_of(&[
+        "run",
+        "programs/bfs/bfs_worklist.irg",
+        "--graph",
+        "gen:er:n=20,deg=2",
+        "--param",
+        "source=18446744073709551633",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("0 to 2^64 - 1"), "{err}");
+    // A float division by zero in a constant.
+    let p = temp("fdiv.irg");
+    std::fs::write(&p, "graph G;\nconst B: f64 = 1.0 / 0.0;\nplan { }\n").unwrap();
+    let (code, err) = stderr_of(&["check", p.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("division by zero in a constant expression"), "{err}");
+    // The default node param is printed with the file's id.
+    let g = temp("one_based_path.txt");
+    std::fs::write(&g, "1 2\n2 3\n").unwrap();
+    let (code, err) =
+        stderr_of(&["run", "programs/bfs/bfs_worklist.irg", "--graph", g.to_str().unwrap(), "--out", "-"]);
+    assert_eq!(code, Some(0));
+    assert!(err.contains("param     source = 1 (node #0, the default)"), "{err}");
+    // A failed write of the help, or of diagnostics to stderr, is exit 1, not a panic (101) or a success.
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_irgc")).arg("--help").stdout(full).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_irgc"))
+        .args(["check", "/no/such.irg"])
+        .stderr(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    // A pattern matrix cannot be skew-symmetric.
+    let m = temp("skew.mtx");
+    std::fs::write(&m, "%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 1\n2 1\n").unwrap();
+    let (code, err) = stderr_of(&["info", m.to_str().unwrap(), "--no-cache"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("a pattern matrix cannot be skew-symmetric"), "{err}");
+}
+
+#[test]
+fn outputs_never_overwrite_inputs_through_plot_or_ldbc_companions() {
+    let (stats, json) = (temp("stats-as.svg"), temp("st.json"));
+    let o =
+        irgc(&["run", "programs/cc/rem.irg", "--graph", "gen:er:n=30,deg=2", "--stats-out", json.to_str().unwrap()]);
+    assert!(o.status.success());
+    std::fs::copy(&json, &stats).unwrap();
+    let before = std::fs::read(&stats).unwrap();
+    let (code, err) = stderr_of(&["plot", stats.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("is one of the command's inputs"), "{err}");
+    assert_eq!(std::fs::read(&stats).unwrap(), before);
+    let (v, e) = (temp("pair.v.bz"), temp("pair.e.bz"));
+    std::fs::write(&v, "1\n2\n3\n").unwrap();
+    std::fs::write(&e, "1 2\n2 3\n").unwrap();
+    let (code, err) = stderr_of(&[
+        "run",
+        "programs/cc/rem.irg",
+        "--graph",
+        e.to_str().unwrap(),
+        "--format",
+        "ldbc",
+        "--out",
+        v.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(std::fs::read_to_string(&v).unwrap(), "1\n2\n3\n");
+}
+
+#[test]
+fn a_header_claiming_more_nodes_than_memory_allows_is_refused_before_allocating() {
+    // 600 M nodes (4.8 GB of row offsets) backed by enough comment bytes to pass the header plausibility check.
+    let g = temp("huge.mtx");
+    let padding = "% padding\n".repeat(1_000_000);
+    let text = format!("%%MatrixMarket matrix coordinate pattern general\n{padding}600000000 600000000 1\n1 2\n");
+    std::fs::write(&g, text).unwrap();
+    let cmd = format!("ulimit -v 4000000; exec {} info {} --no-cache", env!("CARGO_BIN_EXE_irgc"), g.display());
+    let o = std::process::Command::new("bash").args(["-c", &cmd]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("the graph has 600000000 nodes and 1 edges, whose CSR needs about"), "{err}");
+}
