@@ -112,7 +112,7 @@ impl Program {
         let finished = match gpu {
             None => {
                 let kernels = self.cpu_kernels(check_bounds)?;
-                execute::on_cpu(&kernels, artifact, csr, &graph.name, &params, options)
+                execute::on_cpu(&kernels, artifact, csr, &graph.name, &params, options, 1)
                     .map_err(|e| self.run_error(&e, errors::run))?
             }
             Some(gpu) => {

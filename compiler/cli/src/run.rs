@@ -289,10 +289,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     }));
     let devices = args.devices as usize;
     let finished = match kernels {
-        Kernels::Cpu(k) if devices > 1 => {
-            run_guarded(|| execute::on_cpu_devices(&k, &artifact, csr, name, &params, options, devices))
-        }
-        Kernels::Cpu(k) => run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, options)),
+        Kernels::Cpu(k) => run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, options, devices)),
         Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options),
     };
     drop(spinner);

@@ -79,31 +79,10 @@ pub fn prepare_cuda(
     Ok(CudaProgram { device, arch })
 }
 
-/// Runs on the CPU.
+/// Runs on the CPU: on one device, or on `devices` CPU devices, each with a contiguous part of the edges, the
+/// results merged pairwise with the program's `merge` (the devices run one after another, each with every
+/// thread: compute time is their sum plus the merges).
 pub fn on_cpu(
-    kernels: &crate::backend::CpuBackend,
-    artifact: &Artifact,
-    graph: &Csr,
-    graph_name: &str,
-    params: &[u64],
-    options: RunOptions,
-) -> Result<Finished> {
-    let exec = irgc_runtime::execute(irgc_runtime::Request { artifact, graph, graph_name, params, kernels, options })?;
-    Ok(Finished {
-        outputs: exec.outputs().to_vec(),
-        stats: exec.stats,
-        launches: exec.launches,
-        setup_time: exec.setup_time,
-        compute_time: exec.compute_time,
-        target: Target::Cpu { threads: exec.threads },
-        devices: None,
-    })
-}
-
-/// Runs on `devices` CPU devices, each with a contiguous part of the edges, merging the results pairwise with
-/// the program's `merge` (the devices run one after another, each with every thread: compute time is their sum
-/// plus the merges).
-pub fn on_cpu_devices(
     kernels: &crate::backend::CpuBackend,
     artifact: &Artifact,
     graph: &Csr,
@@ -112,9 +91,20 @@ pub fn on_cpu_devices(
     options: RunOptions,
     devices: usize,
 ) -> Result<Finished> {
-    let threads = options.threads;
     let req = irgc_runtime::Request { artifact, graph, graph_name, params, kernels, options };
-    let multi = irgc_runtime::execute_on_devices(req, devices)?;
+    if devices <= 1 {
+        let exec = irgc_runtime::execute(req)?;
+        return Ok(Finished {
+            outputs: exec.outputs().to_vec(),
+            stats: exec.stats,
+            launches: exec.launches,
+            setup_time: exec.setup_time,
+            compute_time: exec.compute_time,
+            target: Target::Cpu { threads: exec.threads },
+            devices: None,
+        });
+    }
+    let (multi, threads) = irgc_runtime::execute_on_devices(req, devices)?;
     let sum = |f: fn(&irgc_runtime::devices::DeviceRun) -> Duration| multi.devices.iter().map(f).sum::<Duration>();
     Ok(Finished {
         outputs: multi.outputs,
@@ -122,9 +112,7 @@ pub fn on_cpu_devices(
         launches: multi.devices.iter().map(|d| d.launches).sum::<u64>() + multi.merge_launches,
         setup_time: sum(|d| d.setup_time),
         compute_time: sum(|d| d.compute_time) + multi.merge_time,
-        target: Target::Cpu {
-            threads: threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        },
+        target: Target::Cpu { threads },
         devices: Some(Devices {
             runs: multi.devices,
             merge_rounds: multi.merge_rounds,

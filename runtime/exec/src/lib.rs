@@ -175,14 +175,17 @@ pub fn execute(req: Request<'_>) -> Result<Execution, RunError> {
 
 /// Runs `req.artifact` on `devices` CPU devices, one part of the edges each, merging the results pairwise as the
 /// program's `merge` says (see [`devices`]): the partition-and-merge path of a multi-GPU run, testable anywhere.
+/// Also returns each device's worker threads.
 pub fn execute_on_devices(
     req: Request<'_>,
     devices: usize,
-) -> Result<devices::MultiExecution<memory::Buffer>, RunError> {
+) -> Result<(devices::MultiExecution<memory::Buffer>, usize), RunError> {
     check_params(req.artifact, req.params)?;
     let mut cpus =
         (0..devices.max(1)).map(|_| CpuDevice::new(req.kernels, &req.options)).collect::<Result<Vec<_>, _>>()?;
-    devices::run_on_devices(&mut cpus, req.artifact, req.graph, req.graph_name, req.params, &req.options)
+    let threads = cpus[0].threads();
+    let multi = devices::run_on_devices(&mut cpus, req.artifact, req.graph, req.graph_name, req.params, &req.options)?;
+    Ok((multi, threads))
 }
 
 /// Everything one run on some [`Device`] needs besides the device.

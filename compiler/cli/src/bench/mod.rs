@@ -282,6 +282,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
                     &graph.name,
                     &params,
                     options.clone(),
+                    1,
                 )?
             }
             Backend::Cuda => {
