@@ -137,7 +137,10 @@ impl Program {
             .map_err(errors::run)?;
         let stats_json = serde_json::to_string(&finished.stats).map_err(|e| errors::run(e.to_string()))?;
         let digest = irgc_runtime::digest(&finished.outputs);
-        let warnings = irgc_runtime::overflow_warning(artifact, csr).into_iter().collect();
+        let warnings = irgc_runtime::overflow_warning(artifact, csr)
+            .into_iter()
+            .chain(irgc_runtime::output::nan_warning(&finished.outputs, csr))
+            .collect();
         let adjusted = fitted.map(|f| f.notes).unwrap_or_default();
         Ok(RunOutput { finished, outputs, verification, stats_json, digest, adjusted, warnings })
     }

@@ -14,7 +14,7 @@ use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Tar
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, StructType};
 use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
 use inkwell::{AddressSpace, OptimizationLevel};
-use irgc_artifact::Layout;
+use irgc_artifact::{flat_entry, Layout};
 use irgc_front::ir::{BodyView, DeviceOp, Kernel, LocalType, Module, OutlinedLoop, Scalar};
 use std::sync::Once;
 
@@ -57,6 +57,8 @@ struct Frame<'c> {
     returns: Option<Option<Scalar>>,
     in_tile: bool,
     shared: Vec<PointerValue<'c>>,
+    /// Lowering a flat entry: every nested-parallelism schedule runs in its thread (see [`irgc_artifact::flat_entry`]).
+    flat: bool,
 }
 
 struct Gen<'c, 'm> {
@@ -66,6 +68,10 @@ struct Gen<'c, 'm> {
     layout: Layout,
     ctx_ty: StructType<'c>,
     funcs: Vec<FunctionValue<'c>>,
+    /// The device functions again, lowered for the flat entries (empty when no function schedules a loop).
+    flat_funcs: Vec<FunctionValue<'c>>,
+    /// Per device function: whether it (or a function it calls) holds a scheduled nested loop.
+    fn_scheduled: Vec<bool>,
     helpers: Helpers,
     /// Whether accesses are bounds-checked (`--check-bounds`).
     check_bounds: bool,
@@ -121,7 +127,9 @@ impl<'c> Gen<'c, '_> {
             locals,
             loops: Vec::new(),
             reduction: None,
-            funcs: &self.funcs,
+            // Without a scheduled function there is no flat set: the functions are the same either way.
+            funcs: if frame.flat && !self.flat_funcs.is_empty() { &self.flat_funcs } else { &self.funcs },
+            flat: frame.flat,
             shared: frame.shared,
             nested_foralls: 0,
             in_tile: frame.in_tile,
@@ -175,17 +183,26 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     let c = Context::create();
     let mut g = Gen::new(&c, m, &tm, opts.check_bounds);
     let entries = g.declare_kernels(&chosen)?;
-    g.define_functions()?;
+    g.define_functions(false)?;
+    if g.fn_scheduled.contains(&true) {
+        g.define_functions(true)?;
+    }
     let mut out = PtxOutput::default();
-    for ((kh, k), fv) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
-        let (threads, bytes) = g.define_kernel(kh, k, fv)?;
+    for ((kh, k), (fv, flat)) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
+        let (threads, bytes) = g.define_kernel(kh, k, fv, false)?;
+        if let Some(flat) = flat {
+            g.define_kernel(kh, k, flat, true)?;
+        }
         out.kernels.push(k.name.clone());
         out.block_threads.push(threads);
         out.shared_bytes.push(bytes);
     }
     for pipe in irgc_front::analysis::outlined_loops(m) {
         if part == Part::All || part == Part::Pipe(pipe.index) {
-            out.pipes.push(g.define_pipe(pipe)?);
+            out.pipes.push(g.define_pipe(pipe, false)?);
+            if g.pipe_scheduled(pipe) {
+                g.define_pipe(pipe, true)?;
+            }
         }
     }
     (out.llvm_ir, out.ptx) = g.emit(&tm)?;
@@ -204,7 +221,31 @@ impl<'c, 'm> Gen<'c, 'm> {
         let slot_types: Vec<BasicTypeEnum> = vec![c.i64_type().into(); slots];
         let ctx_ty = c.opaque_struct_type("irgc.ctx");
         ctx_ty.set_body(&slot_types, false);
-        Gen { c, lm, m, layout, ctx_ty, funcs: Vec::new(), helpers: Helpers::default(), check_bounds }
+        let fn_scheduled = crate::nested::scheduled_functions(m);
+        Gen {
+            c,
+            lm,
+            m,
+            layout,
+            ctx_ty,
+            funcs: Vec::new(),
+            flat_funcs: Vec::new(),
+            fn_scheduled,
+            helpers: Helpers::default(),
+            check_bounds,
+        }
+    }
+
+    /// Whether kernel `k` gets a flat entry: a `forall` kernel holding a scheduled nested loop (directly or
+    /// through a call). Tile kernels are never scheduled by the nested-parallelism pass.
+    fn kernel_scheduled(&self, k: &Kernel) -> bool {
+        !matches!(top_level(k), Some(DeviceOp::ForTile { .. }))
+            && crate::nested::holds_schedule(&k.body.block, &self.fn_scheduled)
+    }
+
+    /// Whether an outlined pipe gets a flat entry: one of the kernels it runs does.
+    fn pipe_scheduled(&self, pipe: &OutlinedLoop) -> bool {
+        crate::pipe::pipe_kernels(pipe).into_iter().any(|kh| self.kernel_scheduled(&self.m.kernels[kh]))
     }
 
     fn global_ptr(&self) -> inkwell::types::PointerType<'c> {
@@ -218,7 +259,12 @@ impl<'c, 'm> Gen<'c, 'm> {
     /// Declares the chosen kernels' entries first: they own their exact names (LLVM renames a later symbol that
     /// collides, and the runtime looks entries up by name). Device functions and helpers have dotted names, which
     /// no IR identifier has.
-    fn declare_kernels(&mut self, chosen: &dyn Fn(usize) -> bool) -> Result<Vec<FunctionValue<'c>>, PtxError> {
+    /// A kernel with a scheduled loop also owns its flat entry's name ([`irgc_artifact::flat_entry`]).
+    #[allow(clippy::type_complexity)]
+    fn declare_kernels(
+        &mut self,
+        chosen: &dyn Fn(usize) -> bool,
+    ) -> Result<Vec<(FunctionValue<'c>, Option<FunctionValue<'c>>)>, PtxError> {
         let c = self.c;
         let mut entries = Vec::new();
         for (i, (_, k)) in self.m.kernels.iter().enumerate() {
@@ -226,19 +272,27 @@ impl<'c, 'm> Gen<'c, 'm> {
                 continue;
             }
             let ty = c.void_type().fn_type(&[self.global_ptr().into(), c.i64_type().into()], false);
-            let fv = self.lm.add_function(&k.name, ty, None);
-            if fv.get_name().to_bytes() != k.name.as_bytes() {
-                return Err(PtxError::Malformed(format!("two kernels named `{}`", k.name)));
-            }
-            fv.set_call_conventions(71); // ptx_kernel: an `.entry`
-            entries.push(fv);
+            let declare = |name: &str| {
+                let fv = self.lm.add_function(name, ty, None);
+                if fv.get_name().to_bytes() != name.as_bytes() {
+                    return Err(PtxError::Malformed(format!("two kernels named `{name}`")));
+                }
+                fv.set_call_conventions(71); // ptx_kernel: an `.entry`
+                Ok(fv)
+            };
+            let fv = declare(&k.name)?;
+            let flat = if self.kernel_scheduled(k) { Some(declare(&flat_entry(&k.name))?) } else { None };
+            entries.push((fv, flat));
         }
         Ok(entries)
     }
 
-    /// Declares every device function before any body (bodies call each other in any order), then defines them.
-    fn define_functions(&mut self) -> Result<(), PtxError> {
+    /// Declares every device function before any body (bodies call each other in any order), then defines them;
+    /// `flat`: the second set, for the flat entries.
+    fn define_functions(&mut self, flat: bool) -> Result<(), PtxError> {
         let (c, m) = (self.c, self.m);
+        let suffix = if flat { ".flat" } else { "" };
+        let mut funcs = Vec::new();
         for (h, f) in m.functions.iter() {
             let mut params: Vec<BasicMetadataTypeEnum> = vec![self.global_ptr().into()];
             params.extend(
@@ -248,18 +302,25 @@ impl<'c, 'm> Gen<'c, 'm> {
                 Some(s) => reg(c, s).fn_type(&params, false),
                 None => c.void_type().fn_type(&params, false),
             };
-            let fv = self.lm.add_function(&format!("irgc.fn.{}.{}", h.index(), f.name), ty, Some(Linkage::Internal));
+            let name = format!("irgc.fn.{}.{}{suffix}", h.index(), f.name);
+            let fv = self.lm.add_function(&name, ty, Some(Linkage::Internal));
             fv.add_attribute(AttributeLoc::Function, self.always_inline());
-            self.funcs.push(fv);
+            funcs.push(fv);
+        }
+        if flat {
+            self.flat_funcs = funcs;
+        } else {
+            self.funcs = funcs;
         }
         for (h, f) in m.functions.iter() {
-            let fv = self.funcs[h.index()];
+            let fv = if flat { self.flat_funcs[h.index()] } else { self.funcs[h.index()] };
             let frame = Frame {
                 what: format!("function `{}`", f.name),
                 site_body: Some(irgc_front::bounds::SiteBody::Function(h)),
                 returns: Some(f.ret),
                 in_tile: false,
                 shared: vec![],
+                flat,
             };
             self.define(fv, f.body.view(), frame, |lw| {
                 for (k, &p) in f.params.iter().enumerate() {
@@ -274,12 +335,14 @@ impl<'c, 'm> Gen<'c, 'm> {
         Ok(())
     }
 
-    /// Defines kernel `k`'s entry `fv`; returns its exact block size (tile kernels) and its shared-memory bytes.
+    /// Defines kernel `k`'s entry `fv` (`flat`: its flat entry); returns its exact block size (tile kernels) and
+    /// its shared-memory bytes.
     fn define_kernel(
         &mut self,
         kh: irgc_front::ir::Handle<Kernel>,
         k: &'m Kernel,
         fv: FunctionValue<'c>,
+        flat: bool,
     ) -> Result<(Option<u32>, u64), PtxError> {
         let what = format!("kernel `{}`", k.name);
         let tile = match top_level(k) {
@@ -298,7 +361,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             None => self.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
         }
         let site_body = Some(irgc_front::bounds::SiteBody::Kernel(kh));
-        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared };
+        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared, flat };
         self.define(fv, k.body.view(), frame, |lw| {
             let Some(size) = fv.get_nth_param(1) else {
                 return lw.malformed("missing size parameter");
@@ -339,10 +402,11 @@ impl<'c, 'm> Gen<'c, 'm> {
     /// Defines an outlined pipe's entry: one inlined step function per kernel it launches (the kernel's
     /// grid-stride loop with its worklist slots and reduction address passed in), then the persistent loop that
     /// calls them. Returns the entry's name.
-    fn define_pipe(&mut self, pipe: &'m OutlinedLoop) -> Result<String, PtxError> {
+    /// `flat`: its flat entry ([`irgc_artifact::flat_entry`]).
+    fn define_pipe(&mut self, pipe: &'m OutlinedLoop, flat: bool) -> Result<String, PtxError> {
         let (c, m) = (self.c, self.m);
         let gptr = self.global_ptr();
-        let name = pipe.entry();
+        let name = if flat { flat_entry(&pipe.entry()) } else { pipe.entry() };
         let what = match pipe.worklist {
             Some(w) => format!("the pipe over `{}`", m.worklists[w].name),
             None => "an outlined loop".to_string(),
@@ -372,6 +436,7 @@ impl<'c, 'm> Gen<'c, 'm> {
                 returns: None,
                 in_tile: false,
                 shared: vec![],
+                flat,
             };
             self.define(sv, k.body.view(), frame, |lw| {
                 for (n, &slot) in slots.iter().enumerate() {
@@ -390,7 +455,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             })?;
             steps.push((kh, sv));
         }
-        let frame = Frame { what, site_body: None, returns: None, in_tile: false, shared: vec![] };
+        let frame = Frame { what, site_body: None, returns: None, in_tile: false, shared: vec![], flat };
         self.define(fv, m.plan.view(), frame, |lw| {
             let Some(state) = fv.get_nth_param(1) else {
                 return lw.malformed("missing state parameter");

@@ -51,6 +51,8 @@ pub(crate) struct Lower<'c, 'a> {
     pub reduction: Option<(ReduceOp, Scalar, PointerValue<'c>)>,
     /// The device functions (index = function index).
     pub funcs: &'a [FunctionValue<'c>],
+    /// Lowering a flat entry: [`Lower::skewed`] is the constant `false` (see [`irgc_artifact::flat_entry`]).
+    pub flat: bool,
     /// The body's shared arrays (tile kernels only): their address-space-3 globals.
     pub shared: Vec<PointerValue<'c>>,
     /// How many nested (sequential) `forall`s enclose the statement being lowered.

@@ -28,8 +28,8 @@ use inkwell::types::BasicType;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 use irgc_front::ir::{
-    CombineOp, Combined, DeviceBlock, DeviceOp, DeviceStmt, Handle, Local, LocalType, ReduceOp, Scalar, Schedule,
-    Space, StmtKind,
+    CombineOp, Combined, DeviceBlock, DeviceOp, DeviceStmt, Handle, Local, LocalType, Module, ReduceOp, Scalar,
+    Schedule, Space, StmtKind,
 };
 use std::collections::BTreeSet;
 
@@ -47,6 +47,38 @@ pub(crate) struct NestedLoop<'a> {
     pub space: &'a Space,
     pub body: &'a DeviceBlock,
     pub combine: &'a [Combined],
+}
+
+/// Per device function of `m`: whether its body, or a function it calls (transitively), holds a nested loop with
+/// a schedule other than `thread`. Those, and the kernels and pipes that reach them, get a flat entry as well.
+pub(crate) fn scheduled_functions(m: &Module) -> Vec<bool> {
+    let mut out = vec![false; m.functions.len()];
+    // A fixpoint over the call graph (it is small, and calls may form cycles the validator reports elsewhere).
+    loop {
+        let mut changed = false;
+        for (h, f) in m.functions.iter() {
+            if !out[h.index()] && holds_schedule(&f.body.block, &out) {
+                out[h.index()] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
+/// Whether `block` holds a scheduled nested loop, directly or through a call (`fns`: [`scheduled_functions`]).
+pub(crate) fn holds_schedule(block: &DeviceBlock, fns: &[bool]) -> bool {
+    let mut found = false;
+    for s in block {
+        s.visit(&mut |s| match &s.kind {
+            StmtKind::Op(DeviceOp::ForAll { schedule, .. }) if *schedule != Schedule::Thread => found = true,
+            StmtKind::Op(DeviceOp::Call { function, .. }) if fns.get(function.index()) == Some(&true) => found = true,
+            _ => {}
+        });
+    }
+    found
 }
 
 /// Whether a statement holds a `block`-scheduled loop (on its predicated path).

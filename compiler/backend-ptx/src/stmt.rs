@@ -185,7 +185,11 @@ impl<'c> Lower<'c, '_> {
 
     /// Whether the graph is skewed enough for the nested-parallelism schedules (the context's `SKEWED` slot, the
     /// same in every thread).
+    /// In a flat entry it is the constant `false`, so LLVM drops the scheduled forms and their registers.
     pub(crate) fn skewed(&mut self) -> Result<IntValue<'c>, PtxError> {
+        if self.flat {
+            return Ok(self.c.bool_type().const_zero());
+        }
         let v = self.slot(irgc_artifact::Layout::SKEWED)?;
         Ok(self.b.build_int_compare(IntPredicate::NE, v, v.get_type().const_zero(), "skewed")?)
     }

@@ -38,7 +38,35 @@ fn every_program_compiles_with_one_entry_per_kernel() {
             for name in &pipes {
                 assert_eq!(out.ptx.matches(&format!(".entry {name}(")).count(), 1, "{}: `{name}`", p.name);
             }
-            assert_eq!(out.ptx.matches(".entry ").count(), names.len() + pipes.len(), "{}: extra entries", p.name);
+            // Besides them only flat twins, one at most per entry, and exactly for those scheduling a loop.
+            let twins = names
+                .iter()
+                .copied()
+                .chain(pipes.iter().map(String::as_str))
+                .filter(|name| out.ptx.contains(&format!(".entry {}(", irgc_artifact::flat_entry(name))))
+                .count();
+            assert_eq!(
+                out.ptx.matches(".entry ").count(),
+                names.len() + pipes.len() + twins,
+                "{}: extra entries",
+                p.name
+            );
+            let scheduled = p.module.kernels.iter().any(|(_, k)| {
+                let mut any = false;
+                for s in &k.body.block {
+                    s.visit(&mut |s| {
+                        any |= matches!(
+                            &s.kind,
+                            irgc_front::ir::StmtKind::Op(irgc_front::ir::DeviceOp::ForAll { schedule, .. })
+                                if *schedule != irgc_front::ir::Schedule::Thread
+                        )
+                    });
+                }
+                any
+            });
+            if scheduled {
+                assert!(twins > 0, "{}: a kernel schedules a loop but has no flat twin", p.name);
+            }
         }
     }
 }

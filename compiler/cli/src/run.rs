@@ -295,6 +295,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     drop(spinner);
     let exec = finished.map_err(|e| out_of_bounds(e, module, &compilation.sources, color))?;
     irgc_runtime::output::check_node_values(&exec.outputs, &graph.csr)?;
+    if let Some(w) = irgc_runtime::output::nan_warning(&exec.outputs, &graph.csr) {
+        eprintln!("warning: {w}");
+    }
     if let Some(target) = &out {
         let name = target.path.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
         target.write(&graph.csr, &exec.outputs).with_context(|| format!("cannot write the outputs to {name}"))?;

@@ -280,8 +280,11 @@ fn ir_opt_shows_the_nested_loop_and_outlining_decisions_and_explain_gives_the_re
     assert!(stdout(&o).contains("for e: edge in G.first_edge(v)..G.end_edge(v) {"), "{}", stdout(&o));
     assert!(!stderr(&o).contains("np:"), "{}", stderr(&o));
     // A loop that must stay serial says why.
-    let o = irgc(&["compile", "programs/matching/suitor.irg", "--emit", "ir-opt", "--explain"]);
+    let o = irgc(&["compile", "programs/louvain/louvain_local.irg", "--emit", "ir-opt", "--explain"]);
     assert!(stderr(&o).contains("stays in its thread: it assigns `best`"), "{}", stderr(&o));
+    // Suitor's argmax, written as a `max` of packed keys, is combined over the warp.
+    let o = irgc(&["compile", "programs/matching/suitor.irg", "--emit", "ir-opt", "--explain"]);
+    assert!(stderr(&o).contains("spread over the warp, combining `best_key` by max"), "{}", stderr(&o));
 }
 
 #[test]

@@ -142,3 +142,31 @@ fn outputs_may_not_destroy_inputs_or_each_other() {
     refused(&["compile", p, "--emit", "ir", "-o", p], "is one of the command's inputs");
     assert_eq!(std::fs::read_to_string(&graph).unwrap(), "1 2\n2 3\n");
 }
+
+/// Betweenness on a chain of 1,100 diamonds: 2^1100 shortest paths, beyond f64. A plain run warns that the output
+/// holds NaN; `--verify` fails and names the overflow instead of comparing NaN with NaN.
+#[test]
+fn nan_outputs_are_named_and_path_counts_beyond_f64_fail_verification() {
+    let graph = temp("diamonds.txt");
+    let mut text = String::new();
+    for i in 0..1100u32 {
+        let (a, b, c, d) = (3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3);
+        for (x, y) in [(a, b), (a, c), (b, d), (c, d)] {
+            text.push_str(&format!("{x} {y}\n"));
+        }
+    }
+    std::fs::write(&graph, text).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "programs/bc/bc.irg", "--graph", graph.to_str().unwrap(), "--no-cache"];
+        args.extend_from_slice(extra);
+        irgc(&args)
+    };
+    let o = run(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("warning: output `bc` holds") && err.contains("NaN value(s)"), "{err}");
+    let o = run(&["--verify"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("exceeds the range of f64"), "{err}");
+}

@@ -110,6 +110,15 @@ impl WorklistSlot {
     pub const COUNT: usize = 9;
 }
 
+/// The name of PTX entry `name`'s flat twin: the same kernel (or outlined pipe) with every nested-parallelism
+/// schedule run in its thread, which the runtime launches instead on a graph that is not [`skewed`]. The
+/// scheduled forms cost registers even when the run-time gate skips them (a 256-thread `sssp_harish` block fell
+/// from 8 to 6 resident per multiprocessor); the twin has none of them. `$` is a PTX identifier character that no
+/// IR name has. Only entries with a scheduled loop have a twin.
+pub fn flat_entry(name: &str) -> String {
+    format!("{name}$flat")
+}
+
 /// Whether a graph of `num_nodes` nodes, `num_edges` edges and largest out-degree `max_degree` is skewed enough
 /// for the nested-parallelism schedules: some node has at least 32 edges (a warp's worth) and at least 4 times the
 /// mean degree. On graphs of even degrees (road networks, grids, uniform random graphs) sharing a range costs

@@ -15,7 +15,7 @@ pub mod abi;
 pub mod plan;
 pub mod program;
 
-pub use abi::{skewed, BoundsReport, Layout, PipeState, WorklistSlot};
+pub use abi::{flat_entry, skewed, BoundsReport, Layout, PipeState, WorklistSlot};
 pub use irgc_scalar::{random, reduce_combine, reduce_identity, BinaryOp, MathFn, ReduceOp, Scalar, UnaryOp, Value};
 pub use plan::{HostExpr, HostExprKind, HostStmt, Plan};
 pub use program::{

@@ -31,7 +31,11 @@ const PATTERN_SEED: u64 = 1 << 12;
 /// One kernel, loaded.
 struct Kernel {
     function: CudaFunction,
-    /// The most threads per block the driver allows this kernel (fewer than 1024 when it uses many registers).
+    /// Its flat twin ([`irgc_artifact::flat_entry`]), launched on a graph that is not skewed; `None` when the
+    /// kernel schedules no nested loop.
+    flat: Option<CudaFunction>,
+    /// The most threads per block the driver allows this kernel and its twin (fewer than 1024 when they use
+    /// many registers).
     max_threads: u32,
 }
 
@@ -40,11 +44,21 @@ struct PipeEntry {
     function: CudaFunction,
     /// Blocks of [`FORALL_BLOCK`] threads: all resident at once, as the entry's grid barrier needs.
     grid: u32,
+    /// Its flat twin with that twin's grid, for a graph that is not skewed.
+    flat: Option<(CudaFunction, u32)>,
+}
+
+/// Whether the run's graph is skewed (the context's `SKEWED` slot): the scheduled entries run then, and the flat
+/// twins otherwise.
+fn skewed(ctx: &[u64]) -> bool {
+    ctx.get(Layout::SKEWED).is_some_and(|&v| v != 0)
 }
 
 /// Blocks per multiprocessor for an outlined pipe (fewer than an ordinary launch: every block takes part in
 /// every grid barrier, so more blocks make each barrier slower, and the frontiers of long pipes are small).
 const PIPE_BLOCKS_PER_SM: u32 = 2;
+/// An outlined pipe is entered only when its worklist has at most this many items per thread of its grid.
+const LARGE_ROUND: u64 = 4;
 /// Blocks per multiprocessor for an outlined loop, whose kernels usually sweep every node each round: as many
 /// as an ordinary launch, for the memory parallelism the sweeps need.
 const LOOP_BLOCKS_PER_SM: u32 = 8;
@@ -108,9 +122,15 @@ impl CudaDevice {
             let function = module.load_function(&desc.name).map_err(|e| {
                 CudaError::Module(format!("the PTX has no entry for kernel `{}`: {}", desc.name, describe(&e)))
             })?;
-            let max_threads = function
-                .max_threads_per_block()
-                .map_err(|e| CudaError::driver(format!("cannot query kernel `{}`", desc.name), e))?;
+            let flat = load_flat(&module, ptx, &desc.name);
+            let query = |f: &CudaFunction| {
+                f.max_threads_per_block()
+                    .map_err(|e| CudaError::driver(format!("cannot query kernel `{}`", desc.name), e))
+            };
+            let mut max_threads = query(&function)?;
+            if let Some(flat) = &flat {
+                max_threads = max_threads.min(query(flat)?);
+            }
             let block = block_threads(&desc.space)
                 .map_err(|why| CudaError::Module(format!("kernel `{}` cannot run on a GPU: {why}", desc.name)))?;
             if block as i64 > max_threads as i64 {
@@ -120,7 +140,7 @@ impl CudaDevice {
                     desc.name
                 )));
             }
-            kernels.push(Kernel { function, max_threads: max_threads.max(0) as u32 });
+            kernels.push(Kernel { function, flat, max_threads: max_threads.max(0) as u32 });
         }
         let pipes = artifact
             .pipes
@@ -128,7 +148,7 @@ impl CudaDevice {
             .map(|p| {
                 let per_sm = if p.worklist.is_some() { PIPE_BLOCKS_PER_SM } else { LOOP_BLOCKS_PER_SM };
                 if gpu.cooperative {
-                    pipe_entry(&module, &p.entry, gpu.sms, per_sm)
+                    pipe_entry(&module, ptx, &p.entry, gpu.sms, per_sm)
                 } else {
                     None
                 }
@@ -244,11 +264,28 @@ fn copy_to(stream: &Arc<CudaStream>, buf: &mut GpuBuffer, offset: usize, bytes: 
 
 /// Loads an outlined pipe's entry and sizes its grid: `None` when the PTX lacks it or no block of it fits on a
 /// multiprocessor (the interpreter then runs the pipe round by round, as on a GPU without cooperative launches).
-fn pipe_entry(module: &Arc<CudaModule>, name: &str, sms: u32, wanted_per_sm: u32) -> Option<PipeEntry> {
-    let function = module.load_function(name).ok()?;
-    let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None).ok()?;
-    let grid = sms.checked_mul(per_sm.min(wanted_per_sm))?;
-    (grid > 0).then_some(PipeEntry { function, grid })
+fn pipe_entry(module: &Arc<CudaModule>, ptx: &str, name: &str, sms: u32, wanted_per_sm: u32) -> Option<PipeEntry> {
+    let load = |name: &str| {
+        let function = module.load_function(name).ok()?;
+        let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None).ok()?;
+        let grid = sms.checked_mul(per_sm.min(wanted_per_sm))?;
+        (grid > 0).then_some((function, grid))
+    };
+    let (function, grid) = load(name)?;
+    let flat = has_entry(ptx, &irgc_artifact::flat_entry(name)).then(|| load(&irgc_artifact::flat_entry(name)));
+    Some(PipeEntry { function, grid, flat: flat.flatten() })
+}
+
+/// Whether the PTX text declares entry `name` (asked before loading a flat twin, so that a kernel without one
+/// costs no failed driver call, which compute-sanitizer would report as an error).
+fn has_entry(ptx: &str, name: &str) -> bool {
+    ptx.contains(&format!(".entry {name}("))
+}
+
+/// Kernel `name`'s flat twin ([`irgc_artifact::flat_entry`]), if the PTX has one.
+fn load_flat(module: &Arc<CudaModule>, ptx: &str, name: &str) -> Option<CudaFunction> {
+    let flat = irgc_artifact::flat_entry(name);
+    has_entry(ptx, &flat).then(|| module.load_function(&flat).ok()).flatten()
 }
 
 impl Device for CudaDevice {
@@ -367,14 +404,19 @@ impl Device for CudaDevice {
         let stream = &self.gpu.stream;
         // Untimed, the launch is queued and the host goes on: the next read (the worklist counters, a reduction's
         // result, the outputs) waits for it, in stream order. A failure then shows at that wait.
+        let kernel = &self.kernels[k];
+        let function = match &kernel.flat {
+            Some(flat) if !skewed(ctx) => flat,
+            _ => &kernel.function,
+        };
         let ms = if self.time_launches {
             self.launch_events.0.record(stream).map_err(failed)?;
-            driver::launch(stream, &self.kernels[k].function, &self.table, size, cfg).map_err(failed)?;
+            driver::launch(stream, function, &self.table, size, cfg).map_err(failed)?;
             self.launch_events.1.record(stream).map_err(failed)?;
             stream.synchronize().map_err(failed)?;
             self.launch_events.0.elapsed_ms(&self.launch_events.1).map_err(failed)?
         } else {
-            driver::launch(stream, &self.kernels[k].function, &self.table, size, cfg).map_err(failed)?;
+            driver::launch(stream, function, &self.table, size, cfg).map_err(failed)?;
             0.0
         };
         let bits = match desc.reduction {
@@ -396,7 +438,16 @@ impl Device for CudaDevice {
         let Some(Some(entry)) = self.pipes.get(run.pipe) else {
             return Ok(None);
         };
-        let (function, grid) = (entry.function.clone(), entry.grid);
+        let (function, grid) = match &entry.flat {
+            Some((flat, grid)) if !skewed(ctx) => (flat.clone(), *grid),
+            _ => (entry.function.clone(), entry.grid),
+        };
+        // A worklist larger than the persistent grid can hide latency for (it has a few blocks per
+        // multiprocessor, an ordinary launch up to 8) runs its round from the host; the pipe enters the kernel once
+        // its worklist has shrunk (pipes seeded with every node: matching, colouring).
+        if run.desc.worklist.is_some() && run.count > u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND {
+            return Ok(None);
+        }
         self.upload_slots(None, ctx)?;
         let mut words = vec![0u64; PipeState::words(run.locals.len(), run.desc.reductions)];
         words[PipeState::MAX_ROUNDS] = run.max_rounds;

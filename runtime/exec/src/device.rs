@@ -112,8 +112,9 @@ pub trait Device {
     }
 
     /// Runs an outlined pipe to its end as one kernel, with the context `ctx`, or returns `None` when this device
-    /// cannot (the CPU; a GPU program compiled without the pipe's entry): the interpreter then runs it round by
-    /// round. The worklist's counters other than the overflow flag are left as they were.
+    /// cannot (the CPU; a GPU program compiled without the pipe's entry) or will not yet (a round larger than the
+    /// persistent grid runs faster as an ordinary launch): the interpreter then runs a round from the host and asks
+    /// again. The worklist's counters other than the overflow flag are left as they were.
     fn run_pipe(&mut self, _run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
         Ok(None)
     }

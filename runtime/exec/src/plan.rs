@@ -272,12 +272,14 @@ impl<'a, D: Device> Machine<'a, D> {
             HostStmt::Break => return Ok(Flow::Break),
             HostStmt::Continue => return Ok(Flow::Continue),
             HostStmt::Pipe { worklist, body, outlined } => {
-                if let Some(p) = outlined {
-                    if self.outlined_pipe(*p, Some(*worklist))? {
-                        return Ok(Flow::Normal);
-                    }
-                }
                 loop {
+                    // Asked again every round: a device may run the first, large rounds as ordinary launches and
+                    // enter the persistent kernel once the worklist is small (see `Device::run_pipe`).
+                    if let Some(p) = outlined {
+                        if self.outlined_pipe(*p, Some(*worklist))? {
+                            return Ok(Flow::Normal);
+                        }
+                    }
                     let size = self.worklist(*worklist)?.count;
                     if size == 0 {
                         break;

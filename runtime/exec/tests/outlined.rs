@@ -12,10 +12,12 @@ use common::*;
 use irgc_artifact::*;
 use irgc_runtime::{CpuDevice, Device, DeviceRequest, Launched, PipeEnd, PipeRun, RunError, RunOptions};
 
-/// The CPU, with `run_pipe` answering `answer` (or declining, with `None`) and recording what it was asked.
+/// The CPU, with `run_pipe` declining its first `declines` requests, then answering `answer` (or declining, with
+/// `None`), and recording what it was asked.
 struct Scripted<'k> {
     cpu: CpuDevice<'k>,
     answer: Option<PipeEnd>,
+    declines: usize,
     asked: RefCell<Vec<(u64, u64, Vec<u64>)>>,
 }
 
@@ -30,6 +32,9 @@ impl Device for Scripted<'_> {
 
     fn run_pipe(&mut self, run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
         self.asked.borrow_mut().push((run.count, run.max_rounds, run.locals.to_vec()));
+        if self.asked.borrow().len() <= self.declines {
+            return Ok(None);
+        }
         Ok(self.answer.clone())
     }
 }
@@ -57,11 +62,16 @@ struct Outcome {
 }
 
 fn run_scripted(answer: Option<PipeEnd>, options: RunOptions) -> Outcome {
+    run_declining(0, answer, options)
+}
+
+fn run_declining(declines: usize, answer: Option<PipeEnd>, options: RunOptions) -> Outcome {
     let a = outlined_bfs();
     let g = path_graph();
     let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
     let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
-    let mut dev = Scripted { cpu: CpuDevice::new(&fake, &options).unwrap(), answer, asked: RefCell::new(Vec::new()) };
+    let cpu = CpuDevice::new(&fake, &options).unwrap();
+    let mut dev = Scripted { cpu, answer, declines, asked: RefCell::new(Vec::new()) };
     let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
     let result = irgc_runtime::run_on(&mut dev, req).map(|e| {
         let level = dev.cpu.read(&e.memory.globals[0].buf, 4, 0, 6).unwrap();
@@ -89,6 +99,19 @@ fn a_finished_pipe_hands_back_its_locals_and_rounds() {
 }
 
 #[test]
+fn a_device_may_take_the_pipe_over_after_host_rounds() {
+    // Declined twice (a large worklist runs its round from the host), then taken over: two host rounds (levels 0
+    // and 1), then the device's 3 rounds, which start from the host's depth and round budget.
+    let end = PipeEnd { rounds: 3, status: PipeState::DONE, locals: vec![7] };
+    let out = run_declining(2, Some(end), options());
+    assert_eq!(out.asked, vec![(1, 1000, vec![0]), (1, 999, vec![1]), (1, 998, vec![2])]);
+    let (level, launches, outlined) = out.result.unwrap();
+    assert_eq!((level[0], level[1], level[2]), (0, 7, 2));
+    assert_eq!(launches, 2 + 3);
+    assert_eq!(outlined, vec![irgc_runtime::OutlinedRun { worklist: "frontier".into(), size: 1, rounds: 3 }]);
+}
+
+#[test]
 fn a_pipe_stopped_by_the_round_limit_or_an_overflow_fails_clearly() {
     let limit = PipeEnd { rounds: 1000, status: PipeState::LIMIT, locals: vec![1000] };
     let e = run_scripted(Some(limit), options()).result.expect_err("fails");
@@ -102,9 +125,10 @@ fn a_pipe_stopped_by_the_round_limit_or_an_overflow_fails_clearly() {
 
 #[test]
 fn without_outlining_the_pipe_runs_round_by_round() {
-    // Outlining off: never asked. A device that declines: asked once, then the host rounds run.
+    // Outlining off: never asked. A device that declines: asked again before every host round (it may take the
+    // pipe over once the worklist is small), 5 rounds here.
     for (answer, outline, asked) in
-        [(Some(PipeEnd { rounds: 1, status: 0, locals: vec![9] }), false, 0), (None, true, 1)]
+        [(Some(PipeEnd { rounds: 1, status: 0, locals: vec![9] }), false, 0), (None, true, 5)]
     {
         let out = run_scripted(answer, RunOptions { outline, ..options() });
         assert_eq!(out.asked.len(), asked);
@@ -134,8 +158,12 @@ fn loops_are_offered_to_the_device_only_when_asked() {
         let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
         let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
         let end = PipeEnd { rounds: 3, status: PipeState::DONE, locals: vec![7] };
-        let mut dev =
-            Scripted { cpu: CpuDevice::new(&fake, &options).unwrap(), answer: Some(end), asked: RefCell::new(vec![]) };
+        let mut dev = Scripted {
+            cpu: CpuDevice::new(&fake, &options).unwrap(),
+            answer: Some(end),
+            declines: 0,
+            asked: RefCell::new(vec![]),
+        };
         let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
         let e = irgc_runtime::run_on(&mut dev, req).unwrap();
         assert_eq!(dev.asked.borrow().len(), asked);

@@ -81,6 +81,20 @@ pub fn check_bc(g: &Csr, source: u32, relative_tolerance: f64, candidate: &[f64]
             (c - r).abs() / r.abs()
         }
     };
+    // Path counts beyond f64's range make the dependencies inf / inf: undefined here, whatever the candidate says.
+    if let Some(v) = (0..expected.len()).find(|&v| !expected[v].is_finite()) {
+        return Err(Mismatch::Unsupported {
+            what: "betweenness centrality",
+            reason: format!(
+                "the number of shortest paths from source {} exceeds the range of f64 (about 1.8e308): the \
+                 dependency of node {} is {} in the reference too, so betweenness from this source cannot be \
+                 computed in f64 on this graph (long meshes have exponentially many shortest paths)",
+                g.labels.label(source),
+                g.labels.label(v as u32),
+                expected[v]
+            ),
+        });
+    }
     let wrong = |v: usize| relative(v).is_nan() || relative(v) > relative_tolerance;
     if let Some(v) = (0..expected.len()).find(|&v| wrong(v)) {
         return Err(Mismatch::Node {
@@ -131,5 +145,21 @@ mod tests {
         // The source's value is 0, not its dependency sum.
         assert!(check_bc(&g, 0, 1e-9, &[4.0, 1.0, 1.0, 1.0, 0.0, 0.0]).is_err());
         assert!(matches!(check_bc(&g, 9, 1e-9, &[0.0; 6]), Err(Mismatch::Unsupported { .. })));
+    }
+
+    #[test]
+    fn path_counts_beyond_f64_are_named_not_compared() {
+        // A chain of 1,100 diamonds: 2^1100 shortest paths to its end, beyond f64's range.
+        let k = 1100u32;
+        let mut edges = Vec::new();
+        for i in 0..k {
+            let (a, b, c, d) = (3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3);
+            edges.extend([(a, b), (a, c), (b, d), (c, d)]);
+        }
+        let g = directed(3 * k + 1, &edges);
+        let (candidate, _) = brandes_dependencies(&g, 0);
+        let err = check_bc(&g, 0, 1e-9, &candidate).unwrap_err();
+        assert!(matches!(err, Mismatch::Unsupported { .. }), "{err}");
+        assert!(err.to_string().contains("exceeds the range of f64"), "{err}");
     }
 }

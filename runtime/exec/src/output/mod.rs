@@ -195,6 +195,33 @@ pub fn check_node_values(outputs: &[OutputData], graph: &Csr) -> Result<(), RunE
     Ok(())
 }
 
+/// A warning when a float output holds NaN: an undefined value (0/0, inf - inf, inf/inf) reached the answer, which
+/// a file of numbers would otherwise pass on silently. Betweenness on long meshes is the classic case: its path
+/// counts overflow `f64` and the dependencies become inf/inf. Names the output, how many, and the first one.
+pub fn nan_warning(outputs: &[OutputData], graph: &Csr) -> Option<String> {
+    outputs.iter().filter(|o| matches!(o.elem, Scalar::F32 | Scalar::F64)).find_map(|o| {
+        let nan = |&b: &u64| {
+            if o.elem == Scalar::F32 {
+                f32::from_bits(b as u32).is_nan()
+            } else {
+                f64::from_bits(b).is_nan()
+            }
+        };
+        let first = o.values.iter().position(nan)?;
+        let at = match o.shape {
+            OutputShape::Node => format!("node {}", graph.labels.label(first as u32)),
+            OutputShape::Edge => format!("edge #{first}"),
+            OutputShape::Dense { .. } => format!("element {first}"),
+        };
+        Some(format!(
+            "output `{}` holds {} NaN value(s), the first at {at}: an undefined operation (0/0, inf - inf, inf/inf: \
+             e.g. path counts beyond the float's range) reached the answer",
+            o.name,
+            o.values.iter().filter(|b| nan(b)).count()
+        ))
+    })
+}
+
 /// A value of type `ty` as text: `absent` for the type's largest value, floats in Rust's shortest round-trip form,
 /// signed integers with their sign, bools as `true`/`false`.
 pub fn format_value(ty: Scalar, bits: u64, absent: &str) -> String {
