@@ -268,6 +268,11 @@ fn to_dict<'py>(py: Python<'py>, out: RunOutput, backend: &str) -> PyResult<Boun
     d.set_item("outputs", outs)?;
     d.set_item("backend", backend)?;
     d.set_item("setup_seconds", f.setup_time.as_secs_f64())?;
+    let parts = PyDict::new(py);
+    for (name, t) in f.setup_parts.named() {
+        parts.set_item(name, t.as_secs_f64())?;
+    }
+    d.set_item("setup_parts_seconds", parts)?;
     d.set_item("compute_seconds", f.compute_time.as_secs_f64())?;
     d.set_item("launches", f.launches)?;
     d.set_item("digest", format!("{:016x}", out.digest))?;

@@ -64,8 +64,8 @@ pub struct RunArgs {
     /// Run without bounds checks (the CPU's default, and --verify's): fastest, and a bad index is undefined.
     #[arg(long)]
     no_check_bounds: bool,
-    /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, reduction value, time).
-    /// Implies
+    /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, reduction value, time),
+    /// and the set-up split into its parts (device, graph, weights, sources, arrays, worklists). Implies
     /// --no-outline, so that every round of every pipe is recorded.
     #[arg(long)]
     stats: bool,
@@ -416,6 +416,11 @@ impl Summary<'_> {
                 ms(*readback)
             ),
         };
+        if self.args.stats {
+            let parts: Vec<String> =
+                e.setup_parts.named().iter().map(|(name, d)| format!("{name} {:.3}", ms(*d))).collect();
+            s += &format!("setup     {:.3} ms: {} (ms)\n", ms(e.setup_time), parts.join(", "));
+        }
         s += &format!("launches  {}\n", e.launches);
         if let Some(d) = &e.devices {
             let each: Vec<String> = d
@@ -485,6 +490,7 @@ impl Summary<'_> {
             "backend": match e.target { Target::Cpu { .. } => "cpu", Target::Cuda { .. } => "cuda" },
             "threads": threads,
             "setup_seconds": e.setup_time.as_secs_f64(),
+            "setup_parts_seconds": e.setup_parts.named().iter().map(|(name, d)| (name.to_string(), json!(d.as_secs_f64()))).collect::<serde_json::Map<_, _>>(),
             "compute_seconds": e.compute_time.as_secs_f64(),
             "launches": e.launches,
             "devices": e.devices.as_ref().map(|d| json!({

@@ -130,3 +130,26 @@ fn print_is_for_the_plan_and_needs_a_value() {
     assert!(err.contains("`print` is only allowed in the plan"), "{err}");
     assert!(err.contains("`print` needs at least one value"), "{err}");
 }
+
+/// The set-up is reported in its parts: a `setup` line with `--stats`, and `setup_parts_seconds` in `--json`,
+/// whose parts add up to at most the whole.
+#[test]
+fn setup_is_split_into_its_parts() {
+    let args = ["run", "programs/bfs/bfs_do.irg", "--graph", "gen:rmat:scale=10,ef=8,seed=1", "--threads", "2"];
+    let o = irgc(&[&args[..], &["--stats"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let line = text.lines().find(|l| l.starts_with("setup ")).unwrap_or_else(|| panic!("no setup line in\n{text}"));
+    for part in ["device ", "graph ", "weights ", "sources ", "arrays ", "worklists "] {
+        assert!(line.contains(part), "{line}");
+    }
+    let o = irgc(&[&args[..], &["--json"]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let parts = v["setup_parts_seconds"].as_object().unwrap();
+    assert_eq!(parts.len(), 6, "{parts:?}");
+    let sum: f64 = parts.values().map(|x| x.as_f64().unwrap()).sum();
+    assert!(sum <= v["setup_seconds"].as_f64().unwrap() + 1e-9, "{v}");
+    // Copying the CSR always takes some time.
+    assert!(parts["graph"].as_f64().unwrap() > 0.0, "{parts:?}");
+}

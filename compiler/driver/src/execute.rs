@@ -36,6 +36,8 @@ pub struct Finished {
     pub stats: Stats,
     pub launches: u64,
     pub setup_time: Duration,
+    /// What the set-up spent its time on (summed over the devices of a multi-device run).
+    pub setup_parts: irgc_runtime::memory::SetupParts,
     pub compute_time: Duration,
     pub target: Target,
     /// A multi-device run's parts and merges (`None` on one device).
@@ -99,6 +101,7 @@ pub fn on_cpu(
             stats: exec.stats,
             launches: exec.launches,
             setup_time: exec.setup_time,
+            setup_parts: exec.setup_parts,
             compute_time: exec.compute_time,
             target: Target::Cpu { threads: exec.threads },
             devices: None,
@@ -111,6 +114,7 @@ pub fn on_cpu(
         stats: multi.stats,
         launches: multi.devices.iter().map(|d| d.launches).sum::<u64>() + multi.merge_launches,
         setup_time: sum(|d| d.setup_time),
+        setup_parts: multi.setup_parts,
         compute_time: sum(|d| d.compute_time) + multi.merge_time,
         target: Target::Cpu { threads },
         devices: Some(Devices {
@@ -140,6 +144,7 @@ pub fn on_cuda(
         stats: run.stats,
         launches: run.launches,
         setup_time: run.setup_time,
+        setup_parts: run.memory.setup,
         compute_time: run.compute_time,
         target: Target::Cuda {
             device: device.gpu().name.clone(),

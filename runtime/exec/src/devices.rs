@@ -41,6 +41,8 @@ pub struct MultiExecution<B> {
     /// Device 0's statistics (its plan and the merges it received).
     pub stats: Stats,
     pub devices: Vec<DeviceRun>,
+    /// The devices' set-up parts, summed.
+    pub setup_parts: crate::memory::SetupParts,
     /// Pairwise merge rounds (⌈log₂ N⌉) and their total time, array moves included.
     pub merge_rounds: u32,
     pub merge_time: Duration,
@@ -82,6 +84,7 @@ pub fn run_on_devices<D: Device>(
         runs.push(DeviceRun { edges: part.num_edges(), setup_time, compute_time, launches: machine.launches });
         machines.push(machine);
     }
+    let setup_parts = machines.iter().map(|m| m.mem.setup).fold(Default::default(), |a, b| a + b);
     let start = Instant::now();
     let (mut rounds, mut stride) = (0u32, 1usize);
     let mut merge_launches = 0;
@@ -113,6 +116,7 @@ pub fn run_on_devices<D: Device>(
         memory: first.mem,
         stats: first.stats,
         devices: runs,
+        setup_parts,
         merge_rounds: rounds,
         merge_time,
         merge_launches,

@@ -131,6 +131,8 @@ pub struct Execution {
     pub launches: u64,
     /// Allocating and initialising memory.
     pub setup_time: Duration,
+    /// What the set-up spent its time on (the worker pool included).
+    pub setup_parts: memory::SetupParts,
     /// Running the plan.
     pub compute_time: Duration,
     /// Worker threads used.
@@ -160,9 +162,11 @@ pub fn execute(req: Request<'_>) -> Result<Execution, RunError> {
     let setup_start = Instant::now();
     check_params(artifact, params)?;
     let mut cpu = CpuDevice::new(kernels, &options)?;
+    let device_time = setup_start.elapsed();
     let threads = cpu.threads();
     let run = execute_on(&mut cpu, DeviceRequest { artifact, graph, graph_name, params, options }, setup_start)?;
     Ok(Execution {
+        setup_parts: memory::SetupParts { device: device_time, ..run.memory.setup },
         memory: run.memory,
         outputs: run.outputs,
         stats: run.stats,

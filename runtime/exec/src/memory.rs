@@ -12,6 +12,7 @@
 //! 32-bit type, eight per 64-bit type.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 
 use irgc_artifact::{Artifact, Scalar, Shape};
 use irgc_graph::{Csr, Weights};
@@ -30,6 +31,27 @@ pub struct Buffer {
     words: Vec<AtomicU64>,
 }
 
+/// Asks the kernel to back a large allocation with transparent huge pages (`MADV_HUGEPAGE`: on systems where THP
+/// is `madvise`-only, the default on Debian). Filling a fresh buffer is otherwise bound by one page fault per 4 KiB:
+/// copying kron22's 513 MB of edge targets took longer than reading them. Only the whole 2 MiB pages inside the
+/// allocation are advised; small vectors and failures are ignored (it is a hint).
+#[allow(unsafe_code)] // One `madvise` on memory this vector owns.
+fn huge_pages<T>(v: &Vec<T>) {
+    const HUGE: usize = 2 << 20;
+    let bytes = v.capacity() * std::mem::size_of::<T>();
+    if bytes < 4 * HUGE {
+        return;
+    }
+    let start = (v.as_ptr() as usize).next_multiple_of(HUGE);
+    let end = (v.as_ptr() as usize + bytes) / HUGE * HUGE;
+    if end > start {
+        // SAFETY: `start..end` lies inside the vector's allocation, and MADV_HUGEPAGE changes no contents.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
 impl Buffer {
     /// A zeroed buffer big enough for `len` elements of `elem_size` bytes. The allocation asks the allocator for
     /// zeroed memory (`calloc`), which for a large buffer is pages the kernel zeroes when first touched: a
@@ -38,6 +60,7 @@ impl Buffer {
     pub fn zeroed(len: u64, elem_size: usize) -> Buffer {
         let words = (len * elem_size as u64).div_ceil(8) as usize;
         let zeros = std::mem::ManuallyDrop::new(vec![0u64; words]);
+        huge_pages(&zeros);
         let (ptr, len, cap) = (zeros.as_ptr() as *mut AtomicU64, zeros.len(), zeros.capacity());
         // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64` (its documentation guarantees the
         // same in-memory representation), and the vector's allocation is handed over whole, once.
@@ -49,7 +72,10 @@ impl Buffer {
     pub fn from_u32s(vals: &[u32]) -> Buffer {
         let words =
             vals.par_chunks(2).map(|c| AtomicU64::new(c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32));
-        Buffer { words: words.collect() }
+        let mut out = Vec::with_capacity(vals.len().div_ceil(2));
+        huge_pages(&out);
+        out.par_extend(words);
+        Buffer { words: out }
     }
 
     /// A buffer holding `vals` as elements of `elem_size` bytes (each value's low bytes).
@@ -256,9 +282,57 @@ pub struct Memory<B = Buffer> {
     pub bounds_report: B,
     /// After `G.contract`: each input node's node in the current graph (`None` while the graph is the input).
     pub origin: Option<Vec<u32>>,
+    /// How long [`Memory::allocate`] spent on each part (`device` is left to the caller).
+    pub setup: SetupParts,
 }
 
 pub use irgc_graph::memory::{available_memory, show_bytes};
+
+/// What a run's set-up spent its time on (`--stats`, `--json`): the parts of [`Memory::allocate`], and on the CPU
+/// the worker pool. Each part includes its allocation and its copy to the device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SetupParts {
+    /// Creating the device: the CPU's worker threads (a GPU's context and module load precede the run).
+    pub device: Duration,
+    /// The CSR's row offsets and edges.
+    pub graph: Duration,
+    /// Converting the weights to the program's type, and storing them.
+    pub weights: Duration,
+    /// The edge sources (only for programs that read `G.src`).
+    pub sources: Duration,
+    /// The program's node, edge and dense arrays (zeroed; their initial values are the plan's first fills).
+    pub arrays: Duration,
+    /// The worklists' buffers and counters.
+    pub worklists: Duration,
+}
+
+impl std::ops::Add for SetupParts {
+    type Output = SetupParts;
+    fn add(self, o: SetupParts) -> SetupParts {
+        SetupParts {
+            device: self.device + o.device,
+            graph: self.graph + o.graph,
+            weights: self.weights + o.weights,
+            sources: self.sources + o.sources,
+            arrays: self.arrays + o.arrays,
+            worklists: self.worklists + o.worklists,
+        }
+    }
+}
+
+impl SetupParts {
+    /// The parts with their names, in order.
+    pub fn named(&self) -> [(&'static str, Duration); 6] {
+        [
+            ("device", self.device),
+            ("graph", self.graph),
+            ("weights", self.weights),
+            ("sources", self.sources),
+            ("arrays", self.arrays),
+            ("worklists", self.worklists),
+        ]
+    }
+}
 
 /// Tracks what has been allocated so each new array is checked against what is left.
 struct Budget {
@@ -310,26 +384,40 @@ impl<B: DeviceBuffer> Memory<B> {
     ) -> Result<Memory<B>, RunError> {
         let n = graph.num_nodes() as u64;
         let m = graph.num_edges();
+        let mut setup = SetupParts::default();
+        let mut last = Instant::now();
+        // The time since the previous part ended.
+        let mut lap = || {
+            let now = Instant::now();
+            now - std::mem::replace(&mut last, now)
+        };
         let mut budget = Budget { limit: dev.memory_limit(), used: 0, kind: dev.memory_name() };
         budget.take("the graph's row offsets", word_bytes(n + 1, 8))?;
         budget.take("the graph's edges", word_bytes(m, 4))?;
         let row_start = dev.alloc_from("the graph's row offsets", &graph.row_start, 8)?;
         let col = dev.alloc_from_u32("the graph's edges", &graph.col)?;
+        setup.graph = lap();
 
         let weight_ty = artifact.graph.as_ref().and_then(|g| g.weight);
         let weights = match weight_ty {
             None => None,
             Some(ty) => {
                 budget.take("the graph's weights", word_bytes(m, ty.size()))?;
-                Some(dev.alloc_from("the graph's weights", &convert_weights(graph, graph_name, ty)?, ty.size())?)
+                let what = "the graph's weights";
+                Some(match ty.size() {
+                    4 => dev.alloc_from_u32(what, &convert_weights_u32(graph, graph_name, ty)?)?,
+                    size => dev.alloc_from(what, &convert_weights(graph, graph_name, ty)?, size)?,
+                })
             }
         };
+        setup.weights = lap();
         let sources = if artifact.needs_sources {
             budget.take("the graph's edge sources", word_bytes(m, 4))?;
             Some(dev.alloc_from_u32("the graph's edge sources", &graph.sources())?)
         } else {
             None
         };
+        setup.sources = lap();
 
         let env = StaticEnv { params, num_nodes: n, num_edges: m };
         let mut globals = Vec::with_capacity(artifact.globals.len());
@@ -366,6 +454,7 @@ impl<B: DeviceBuffer> Memory<B> {
             globals.push(Global { name: g.name.clone(), elem: g.elem, dims, rank, shape, buf });
         }
 
+        setup.arrays = lap();
         let capacity = n.max(m) + 1;
         let mut worklists = Vec::with_capacity(artifact.worklists.len());
         for (w, desc) in artifact.worklists.iter().enumerate() {
@@ -400,6 +489,7 @@ impl<B: DeviceBuffer> Memory<B> {
         }
         let max_degree = graph.row_start.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         let bounds_report = dev.alloc_zeroed("the bounds report", irgc_artifact::BoundsReport::WORDS as u64, 8)?;
+        setup.worklists = lap();
         Ok(Memory {
             num_nodes: n,
             num_edges: m,
@@ -412,6 +502,7 @@ impl<B: DeviceBuffer> Memory<B> {
             worklists,
             bounds_report,
             origin: None,
+            setup,
         })
     }
 }
@@ -421,16 +512,28 @@ impl<B: DeviceBuffer> Memory<B> {
 /// Integer weights must fit the type; float weights convert to an integer type only when every one is integral
 /// (a silent truncation would change the answer without a word).
 pub fn convert_weights(graph: &Csr, graph_name: &str, ty: Scalar) -> Result<Vec<u64>, RunError> {
+    convert_with(graph, graph_name, ty, |bits| bits)
+}
+
+/// [`convert_weights`] for a 4-byte weight type, as the `u32`s the device stores (no 8-byte copy in between).
+pub fn convert_weights_u32(graph: &Csr, graph_name: &str, ty: Scalar) -> Result<Vec<u32>, RunError> {
+    convert_with(graph, graph_name, ty, |bits| bits as u32)
+}
+
+/// The conversion, in parallel: every weight is checked first (`any`), and only a graph with a bad one takes the
+/// sequential path, which names the first bad edge.
+fn convert_with<T: Send>(
+    graph: &Csr,
+    graph_name: &str,
+    ty: Scalar,
+    narrow: impl Fn(u64) -> T + Sync + Send,
+) -> Result<Vec<T>, RunError> {
     let Some(w) = &graph.weights else {
         return Err(RunError::Graph(format!(
             "the program reads edge weights (`graph G(weight: {})`) but {graph_name} has none; add \
              `--weights random:1:255` or `--weights const:1`",
             ty.name()
         )));
-    };
-    let label = |e: usize| {
-        let src = graph.row_start.partition_point(|&s| s <= e as u64).saturating_sub(1) as u32;
-        format!("{} -> {}", graph.labels.label(src), graph.labels.label(graph.col[e]))
     };
     let (lo, hi): (i128, i128) = match ty {
         Scalar::Bool => (0, 1),
@@ -440,35 +543,55 @@ pub fn convert_weights(graph: &Csr, graph_name: &str, ty: Scalar) -> Result<Vec<
         Scalar::U64 | Scalar::Edge => (0, u64::MAX as i128),
         Scalar::F32 | Scalar::F64 => (0, 0),
     };
-    let int_bits = |v: i128, e: usize| -> Result<u64, RunError> {
-        if v < lo || v > hi {
-            return Err(RunError::Graph(format!(
-                "edge {} of {graph_name} has weight {v}, which does not fit the program's weight type {}",
-                label(e),
-                ty.name()
-            )));
+    let fits = |v: i128| lo <= v && v <= hi;
+    let int = |v: i128| narrow(crate::eval::normalize(ty, v as i64 as u64));
+    match w {
+        Weights::Int(ws) if ty.is_float() => Ok(ws.par_iter().map(|&x| narrow(from_f64(ty, x as f64))).collect()),
+        Weights::Float(ws) if ty.is_float() => Ok(ws.par_iter().map(|&x| narrow(from_f64(ty, x))).collect()),
+        Weights::Int(ws) if ws.par_iter().all(|&x| fits(x as i128)) => {
+            Ok(ws.par_iter().map(|&x| int(x as i128)).collect())
         }
-        Ok(crate::eval::normalize(ty, v as i64 as u64))
+        Weights::Float(ws) if ws.par_iter().all(|&x| x.fract() == 0.0 && x.is_finite() && fits(x as i128)) => {
+            Ok(ws.par_iter().map(|&x| int(x as i128)).collect())
+        }
+        _ => Err(first_bad_weight(graph, graph_name, ty, w, fits)),
+    }
+}
+
+/// Why the first weight that does not convert to `ty` does not (some weight does not).
+fn first_bad_weight(graph: &Csr, graph_name: &str, ty: Scalar, w: &Weights, fits: impl Fn(i128) -> bool) -> RunError {
+    let label = |e: usize| {
+        let src = graph.row_start.partition_point(|&s| s <= e as u64).saturating_sub(1) as u32;
+        format!("{} -> {}", graph.labels.label(src), graph.labels.label(graph.col[e]))
+    };
+    let too_big = |v: String, e: usize| {
+        RunError::Graph(format!(
+            "edge {} of {graph_name} has weight {v}, which does not fit the program's weight type {}",
+            label(e),
+            ty.name()
+        ))
     };
     match w {
-        Weights::Int(ws) if ty.is_float() => Ok(ws.par_iter().map(|&x| from_f64(ty, x as f64)).collect()),
-        Weights::Float(ws) if ty.is_float() => Ok(ws.par_iter().map(|&x| from_f64(ty, x)).collect()),
-        Weights::Int(ws) => ws.iter().enumerate().map(|(e, &x)| int_bits(x as i128, e)).collect(),
-        Weights::Float(ws) => ws
-            .iter()
-            .enumerate()
-            .map(|(e, &x)| {
-                if x.fract() != 0.0 || !x.is_finite() {
-                    return Err(RunError::Graph(format!(
-                        "edge {} of {graph_name} has weight {x}, but the program reads {} weights; only integral \
-                         float weights convert (declare `graph G(weight: f64)` or load integer weights)",
-                        label(e),
-                        ty.name()
-                    )));
-                }
-                int_bits(x as i128, e)
-            })
-            .collect(),
+        Weights::Int(ws) => match ws.iter().position(|&x| !fits(x as i128)) {
+            Some(e) => too_big(ws[e].to_string(), e),
+            None => RunError::Graph(format!("internal error: no bad weight in {graph_name}")),
+        },
+        Weights::Float(ws) => {
+            let Some(e) = ws.iter().position(|&x| x.fract() != 0.0 || !x.is_finite() || !fits(x as i128)) else {
+                return RunError::Graph(format!("internal error: no bad weight in {graph_name}"));
+            };
+            let x = ws[e];
+            if x.fract() != 0.0 || !x.is_finite() {
+                RunError::Graph(format!(
+                    "edge {} of {graph_name} has weight {x}, but the program reads {} weights; only integral float \
+                     weights convert (declare `graph G(weight: f64)` or load integer weights)",
+                    label(e),
+                    ty.name()
+                ))
+            } else {
+                too_big((x as i128).to_string(), e)
+            }
+        }
     }
 }
 

@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use irgc_artifact::Scalar as T;
 use irgc_graph::Weights;
-use irgc_runtime::memory::convert_weights;
+use irgc_runtime::memory::{convert_weights, convert_weights_u32};
 
 #[test]
 fn missing_weights_suggest_a_flag() {
@@ -31,6 +31,15 @@ fn weights_convert_to_the_declared_type() {
     assert_eq!(convert_weights(&g, "g", T::F32).unwrap(), vec![5f32.to_bits() as u64, (-3f32).to_bits() as u64]);
     let err = convert_weights(&g, "g", T::U32).unwrap_err();
     assert_eq!(err.to_string(), "edge 1 -> 2 of g has weight -3, which does not fit the program's weight type u32");
+    // The 4-byte path the runtime stores from gives the same bits and the same refusal.
+    assert_eq!(convert_weights_u32(&g, "g", T::I32).unwrap(), vec![5, (-3i32) as u32]);
+    assert_eq!(convert_weights_u32(&g, "g", T::F32).unwrap(), vec![5f32.to_bits(), (-3f32).to_bits()]);
+    assert_eq!(convert_weights_u32(&g, "g", T::U32).unwrap_err().to_string(), err.to_string());
+    // The first bad edge is named, wherever the parallel check found one.
+    let many: Vec<(u32, u32, i64)> = (0..100_000).map(|v| (v, v + 1, if v % 7 == 6 { -1 } else { 1 })).collect();
+    let g = weighted(100_001, &many, false);
+    let err = convert_weights_u32(&g, "g", T::U32).unwrap_err();
+    assert_eq!(err.to_string(), "edge 6 -> 7 of g has weight -1, which does not fit the program's weight type u32");
 }
 
 #[test]
