@@ -68,7 +68,8 @@ struct Gen<'c, 'm> {
     layout: Layout,
     ctx_ty: StructType<'c>,
     funcs: Vec<FunctionValue<'c>>,
-    /// The device functions again, lowered for the flat entries (empty when no function schedules a loop).
+    /// The device functions the flat entries call: lowered again when some function schedules a loop, else
+    /// the same as `funcs`.
     flat_funcs: Vec<FunctionValue<'c>>,
     /// Per device function: whether it (or a function it calls) holds a scheduled nested loop.
     fn_scheduled: Vec<bool>,
@@ -127,8 +128,7 @@ impl<'c> Gen<'c, '_> {
             locals,
             loops: Vec::new(),
             reduction: None,
-            // Without a scheduled function there is no flat set: the functions are the same either way.
-            funcs: if frame.flat && !self.flat_funcs.is_empty() { &self.flat_funcs } else { &self.funcs },
+            funcs: if frame.flat { &self.flat_funcs } else { &self.funcs },
             flat: frame.flat,
             shared: frame.shared,
             nested_foralls: 0,
@@ -186,6 +186,9 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     g.define_functions(false)?;
     if g.fn_scheduled.contains(&true) {
         g.define_functions(true)?;
+    } else {
+        // No function schedules a loop: the flat entries call the same functions.
+        g.flat_funcs = g.funcs.clone();
     }
     let mut out = PtxOutput::default();
     for ((kh, k), (fv, flat)) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {

@@ -272,8 +272,8 @@ fn pipe_entry(module: &Arc<CudaModule>, ptx: &str, name: &str, sms: u32, wanted_
         (grid > 0).then_some((function, grid))
     };
     let (function, grid) = load(name)?;
-    let flat = has_entry(ptx, &irgc_artifact::flat_entry(name)).then(|| load(&irgc_artifact::flat_entry(name)));
-    Some(PipeEntry { function, grid, flat: flat.flatten() })
+    let flat = irgc_artifact::flat_entry(name);
+    Some(PipeEntry { function, grid, flat: has_entry(ptx, &flat).then(|| load(&flat)).flatten() })
 }
 
 /// Whether the PTX text declares entry `name` (asked before loading a flat twin, so that a kernel without one

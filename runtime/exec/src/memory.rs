@@ -551,11 +551,16 @@ fn convert_with<T: Send>(
         Weights::Int(ws) if ws.par_iter().all(|&x| fits(x as i128)) => {
             Ok(ws.par_iter().map(|&x| int(x as i128)).collect())
         }
-        Weights::Float(ws) if ws.par_iter().all(|&x| x.fract() == 0.0 && x.is_finite() && fits(x as i128)) => {
+        Weights::Float(ws) if ws.par_iter().all(|&x| integral(x) && fits(x as i128)) => {
             Ok(ws.par_iter().map(|&x| int(x as i128)).collect())
         }
         _ => Err(first_bad_weight(graph, graph_name, ty, w, fits)),
     }
+}
+
+/// Whether a float weight is a whole finite number (only those convert to an integer weight type).
+fn integral(x: f64) -> bool {
+    x.is_finite() && x.fract() == 0.0
 }
 
 /// Why the first weight that does not convert to `ty` does not (some weight does not).
@@ -577,11 +582,11 @@ fn first_bad_weight(graph: &Csr, graph_name: &str, ty: Scalar, w: &Weights, fits
             None => RunError::Graph(format!("internal error: no bad weight in {graph_name}")),
         },
         Weights::Float(ws) => {
-            let Some(e) = ws.iter().position(|&x| x.fract() != 0.0 || !x.is_finite() || !fits(x as i128)) else {
+            let Some(e) = ws.iter().position(|&x| !integral(x) || !fits(x as i128)) else {
                 return RunError::Graph(format!("internal error: no bad weight in {graph_name}"));
             };
             let x = ws[e];
-            if x.fract() != 0.0 || !x.is_finite() {
+            if !integral(x) {
                 RunError::Graph(format!(
                     "edge {} of {graph_name} has weight {x}, but the program reads {} weights; only integral float \
                      weights convert (declare `graph G(weight: f64)` or load integer weights)",

@@ -200,13 +200,7 @@ pub fn check_node_values(outputs: &[OutputData], graph: &Csr) -> Result<(), RunE
 /// counts overflow `f64` and the dependencies become inf/inf. Names the output, how many, and the first one.
 pub fn nan_warning(outputs: &[OutputData], graph: &Csr) -> Option<String> {
     outputs.iter().filter(|o| matches!(o.elem, Scalar::F32 | Scalar::F64)).find_map(|o| {
-        let nan = |&b: &u64| {
-            if o.elem == Scalar::F32 {
-                f32::from_bits(b as u32).is_nan()
-            } else {
-                f64::from_bits(b).is_nan()
-            }
-        };
+        let nan = |&b: &u64| crate::eval::to_f64(o.elem, b).is_nan();
         let first = o.values.iter().position(nan)?;
         let at = match o.shape {
             OutputShape::Node => format!("node {}", graph.labels.label(first as u32)),
