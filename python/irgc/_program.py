@@ -55,7 +55,7 @@ class Program:
         return dict(self._native.outputs)
 
     def run(self, graph, backend="cpu", params=None, verify=False, threads=None, *, weight="weight",
-            max_launches=None, arch=None, check_bounds=None):
+            max_launches=None, arch=None, check_bounds=None, devices=1, gpus=None):
         """Runs the program on ``graph`` (anything ``irgc.graph`` takes; ``weight`` is passed to it).
 
         ``backend``: "cpu" (Cranelift, ``threads`` worker threads, default one per core) or "cuda" (GPU 0;
@@ -63,7 +63,10 @@ class Program:
         ``verify=True`` checks every output declared ``as`` a check against the runtime's independent reference
         and raises ``VerificationError`` on a wrong answer. ``check_bounds`` (default: on for the CPU, as ``verify``
         for the GPU) checks every array and graph index in the kernels and raises ``RunError`` naming the kernel, array, index and
-        bound at the first bad one. Returns a ``Result``.
+        bound at the first bad one. ``devices=N`` splits the edges into N parts, runs the program on each and
+        merges the results with its ``merge`` block (CPU devices one after another; with "cuda", GPUs 0..N-1 at
+        once, or the ordinals ``gpus`` lists, e.g. ``gpus=[0, 1]``; a GPU listed twice holds two devices).
+        Returns a ``Result``.
         """
         g = _as_graph(graph, weight=weight)
         given = [(name, self._param_text(g, name, value)) for name, value in (params or {}).items()]
@@ -72,7 +75,10 @@ class Program:
             options["max_launches"] = int(max_launches)
         if check_bounds is not None:
             options["check_bounds"] = bool(check_bounds)
-        raw = self._native.run(g._native, backend, given, bool(verify), threads, arch=arch, **options)
+        if gpus is not None:
+            options["gpus"] = [int(x) for x in gpus]
+        raw = self._native.run(g._native, backend, given, bool(verify), threads, arch=arch, devices=int(devices),
+                               **options)
         return Result(raw, g)
 
     def _param_text(self, g, name, value):
@@ -133,6 +139,9 @@ class Result(Mapping):
         self.threads = raw.get("threads")
         self.device = raw.get("device")
         self.arch = raw.get("arch")
+        #: On several devices: ``{"parts": [{"edges", "setup_seconds", "compute_seconds", "launches"}, ...],
+        #: "merge_rounds", "merge_seconds", "merge_launches", "at_once"}``; None on one.
+        self.devices = raw["devices"]
         #: With verify=True, one ``{"output", "reference", "summary"}`` per check (all passed); else None.
         self.verification = raw["verification"]
         #: Per-launch and per-round records, as ``irgc run --json --stats`` reports them.

@@ -45,6 +45,12 @@ fn opt_options(disable: Vec<String>) -> PyResult<irgc_opt::Options> {
 }
 
 /// What a run produced, before it becomes Python objects (built while the GIL is released).
+/// Which devices a run uses: `devices` CPU devices, or one device on each of `gpus`.
+struct Placement {
+    devices: usize,
+    gpus: Vec<usize>,
+}
+
 struct RunOutput {
     finished: Finished,
     outputs: Vec<outputs::Converted>,
@@ -98,6 +104,7 @@ impl Program {
         check_bounds: bool,
         options: RunOptions,
         arch: Option<&str>,
+        placement: &Placement,
     ) -> PyResult<RunOutput> {
         let artifact = &self.compiled.artifact;
         // As `irgc run`: a program that declares `graph G(undirected)` or a default weight gets a graph that fits.
@@ -105,14 +112,14 @@ impl Program {
         let csr = fitted.as_ref().map_or(&graph.csr, |f| &f.csr);
         // As `irgc run`: the GPU is opened first, so a machine without one says so before any other work.
         let gpu = match backend {
-            "cuda" => Some(execute::open_gpu().map_err(|e| errors::cuda(format!("{e:#}")))?),
+            "cuda" => Some(execute::open_gpus(&placement.gpus).map_err(|e| errors::cuda(format!("{e:#}")))?),
             _ => None,
         };
         let params = irgc_runtime::resolve_params(artifact, csr, given).map_err(|e| errors::from_run_error(&e))?;
         let finished = match gpu {
             None => {
                 let kernels = self.cpu_kernels(check_bounds)?;
-                execute::on_cpu(&kernels, artifact, csr, &graph.name, &params, options, 1)
+                execute::on_cpu(&kernels, artifact, csr, &graph.name, &params, options, placement.devices)
                     .map_err(|e| self.run_error(&e, errors::run))?
             }
             Some(gpu) => {
@@ -202,7 +209,7 @@ impl Program {
     /// Runs the program on `graph`. `params` are `(name, value)` texts as `--param` takes them (node values as the
     /// graph's ids, or `#i` for index i); returns a dict the Python layer turns into a `Result`.
     #[pyo3(signature = (graph, backend="cpu", params=Vec::new(), verify=false, threads=None,
-                        max_launches=DEFAULT_MAX_LAUNCHES, arch=None, check_bounds=None))]
+                        max_launches=DEFAULT_MAX_LAUNCHES, arch=None, check_bounds=None, devices=1, gpus=None))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -215,6 +222,8 @@ impl Program {
         max_launches: u64,
         arch: Option<String>,
         check_bounds: Option<bool>,
+        devices: usize,
+        gpus: Option<Vec<usize>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         // As `irgc run`: checked by default on the CPU, and on the GPU when verifying.
         let check_bounds = check_bounds.unwrap_or(verify || backend != "cuda");
@@ -225,6 +234,19 @@ impl Program {
             "cpu" | "cuda" => {}
             other => return Err(bad(format!("backend must be \"cpu\" or \"cuda\", not {other:?}"))),
         }
+        // As `irgc run --devices N --gpus LIST` (see `compiler/cli/src/devices.rs`).
+        match (&gpus, backend) {
+            (Some(_), "cpu") => return Err(bad("gpus applies to backend=\"cuda\" only".into())),
+            (Some(g), _) if g.is_empty() => return Err(bad("gpus must name at least one GPU".into())),
+            (Some(g), _) if devices > 1 && g.len() != devices => {
+                return Err(bad(format!("devices={devices} but gpus names {} GPU(s): give one of them", g.len())))
+            }
+            _ if devices == 0 || devices > 1024 => {
+                return Err(bad(format!("devices must be 1 to 1024, not {devices}")))
+            }
+            _ => {}
+        }
+        let placement = Placement { devices, gpus: gpus.unwrap_or_else(|| (0..devices).collect()) };
         match threads {
             Some(0) => return Err(bad("threads must be at least 1".into())),
             Some(t) if t > MAX_THREADS => {
@@ -240,10 +262,12 @@ impl Program {
             outline: !check_bounds,
             outline_loops: false,
             memory_limit: None,
+            partition: Default::default(),
         };
         let g = graph.get();
-        let out =
-            py.detach(|| self.run_detached(g, backend, &params, verify, check_bounds, options, arch.as_deref()))?;
+        let out = py.detach(|| {
+            self.run_detached(g, backend, &params, verify, check_bounds, options, arch.as_deref(), &placement)
+        })?;
         to_dict(py, out, backend)
     }
 }
@@ -281,6 +305,27 @@ fn to_dict<'py>(py: Python<'py>, out: RunOutput, backend: &str) -> PyResult<Boun
     for w in &out.warnings {
         let text = std::ffi::CString::new(w.as_str()).unwrap_or_default();
         PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyRuntimeWarning>(), &text, 1)?;
+    }
+    match &f.devices {
+        None => d.set_item("devices", py.None())?,
+        Some(m) => {
+            let parts = PyList::empty(py);
+            for r in &m.runs {
+                let p = PyDict::new(py);
+                p.set_item("edges", r.edges)?;
+                p.set_item("setup_seconds", r.setup_time.as_secs_f64())?;
+                p.set_item("compute_seconds", r.compute_time.as_secs_f64())?;
+                p.set_item("launches", r.launches)?;
+                parts.append(p)?;
+            }
+            let md = PyDict::new(py);
+            md.set_item("parts", parts)?;
+            md.set_item("merge_rounds", m.merge_rounds)?;
+            md.set_item("merge_seconds", m.merge_time.as_secs_f64())?;
+            md.set_item("merge_launches", m.merge_launches)?;
+            md.set_item("at_once", m.at_once)?;
+            d.set_item("devices", md)?;
+        }
     }
     match &f.target {
         Target::Cpu { threads } => d.set_item("threads", threads)?,

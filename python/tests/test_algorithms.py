@@ -51,6 +51,31 @@ def test_components_of_scipy_blocks():
         assert same_partition(r["parent"], ref)
 
 
+@pytest.mark.parametrize("name", ["ecl_cc.irg", "rem.irg"])
+def test_components_on_several_devices_match_scipy(name):
+    a = random_weighted(3000, 2500, seed=3, components=4)
+    ncomp, ref = connected_components(a, directed=False)
+    r = program(f"cc/{name}").run(a, devices=3, verify=True)
+    assert same_partition(r["parent"], ref)
+    assert len(r.devices["parts"]) == 3 and r.devices["merge_rounds"] == 2
+    assert sum(p["edges"] for p in r.devices["parts"]) == a.nnz
+    assert r.devices["at_once"] is False  # CPU devices take turns
+    assert program(f"cc/{name}").run(a).devices is None
+
+
+def test_device_options_that_do_not_fit_are_refused():
+    p = program("cc/rem.irg")
+    g = irgc.graph(random_weighted(50, 60, seed=4))
+    with pytest.raises(ValueError, match="gpus applies to backend=\"cuda\" only"):
+        p.run(g, gpus=[0, 1])
+    with pytest.raises(ValueError, match="devices must be 1 to 1024"):
+        p.run(g, devices=0)
+    with pytest.raises(ValueError, match="gpus names 2 GPU"):
+        p.run(g, backend="cuda", devices=3, gpus=[0, 0])
+    with pytest.raises(irgc.RunError, match="declares no `merge`"):
+        program("bfs/bfs_worklist.irg").run(g, devices=2)
+
+
 # ----- single-source shortest paths -----
 
 @pytest.mark.parametrize("name", ["sssp_worklist.irg", "sssp_atomic.irg", "sssp_nearfar.irg"])

@@ -11,6 +11,7 @@ mod check;
 mod clobber;
 mod compile;
 mod crash;
+mod devices;
 mod gen;
 mod graph_input;
 mod info;

@@ -24,7 +24,7 @@ use execute::{Finished, Target};
 pub enum Backend {
     /// Native code through Cranelift, run on all cores.
     Cpu,
-    /// NVIDIA GPUs through PTX (GPU 0; needs the CUDA driver).
+    /// NVIDIA GPUs through PTX (GPU 0, or the GPUs of --devices/--gpus; needs the CUDA driver).
     Cuda,
 }
 
@@ -96,11 +96,6 @@ pub struct RunArgs {
     /// Worker threads (default: one per core). CPU only.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
-    /// Run on N devices: the edges split into N contiguous parts balanced by edge count, the plan run on each,
-    /// the results merged pairwise by the program's `merge` block (seed 004's multi-GPU scheme). CPU devices
-    /// only so far; they run one after another.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    devices: u32,
     /// The PTX target for --backend cuda, e.g. sm_80 or sm_90 (default: the GPU's own, capped at sm_90).
     #[arg(long, value_name = "sm_XX")]
     arch: Option<String>,
@@ -111,6 +106,8 @@ pub struct RunArgs {
     /// loops without launching anything), with exit status 124.
     #[arg(long, value_name = "SECONDS", value_parser = crate::watchdog::parse_timeout)]
     timeout: Option<std::time::Duration>,
+    #[command(flatten)]
+    multi: crate::devices::DeviceArgs,
     #[command(flatten)]
     opt: crate::optimize::OptArgs,
     #[command(flatten)]
@@ -126,7 +123,7 @@ enum Verdict {
 
 /// The compiled kernels, for the backend asked for.
 enum Kernels {
-    Cpu(crate::backend::CpuBackend),
+    Cpu(Box<crate::backend::CpuBackend>),
     Cuda(execute::CudaProgram),
 }
 
@@ -228,15 +225,11 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     match args.backend {
         Backend::Cpu if args.arch.is_some() => bail!("--arch applies to --backend cuda only"),
         Backend::Cuda if args.threads.is_some() => bail!("--threads applies to --backend cpu only"),
-        Backend::Cuda if args.devices > 1 => bail!(
-            "--devices {} with --backend cuda: multi-GPU runs are not built yet (issue 14); --backend cpu runs the \
-             same partition-and-merge path on CPU devices",
-            args.devices
-        ),
         _ => {}
     }
+    args.multi.check(args.backend == Backend::Cuda)?;
     let gpu = match args.backend {
-        Backend::Cuda => Some(execute::open_gpu()?),
+        Backend::Cuda => Some(execute::open_gpus(&args.multi.gpu_ordinals())?),
         Backend::Cpu => None,
     };
     let given = args.params.iter().map(|p| irgc_runtime::split_param(p)).collect::<Result<Vec<_>, _>>()?;
@@ -253,9 +246,12 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     // it); on the GPU when asked or verifying (checks there also give up outlining).
     let checking = !args.no_check_bounds && (args.check_bounds || args.verify || gpu.is_none());
     let kernels = match gpu {
-        None if checking => Kernels::Cpu(crate::backend::compile_cpu_checked(module)?),
-        None => Kernels::Cpu(crate::backend::compile_cpu(module)?),
-        Some(gpu) => Kernels::Cuda(execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref(), checking)?),
+        None if checking => Kernels::Cpu(Box::new(crate::backend::compile_cpu_checked(module)?)),
+        None => Kernels::Cpu(Box::new(crate::backend::compile_cpu(module)?)),
+        Some(gpu) => Kernels::Cuda(
+            execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref(), checking)?
+                .one_after_another(args.multi.one_after_another),
+        ),
     };
 
     let mut graph = graph_input::load(&args.graph, &args.input)?;
@@ -280,6 +276,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         outline: !(args.no_outline || recording || checking),
         outline_loops: args.outline_loops,
         memory_limit: None,
+        partition: args.multi.partition(),
     };
     let (csr, name) = (&graph.csr, graph.name.as_str());
     let first = irgc_runtime::progress::launches_so_far();
@@ -287,7 +284,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     let spinner = crate::spinner::Spinner::start(Box::new(move || {
         format!("{what}: {} launches", irgc_runtime::progress::launches_so_far() - first)
     }));
-    let devices = args.devices as usize;
+    let devices = args.multi.cpu_devices();
     let finished = match kernels {
         Kernels::Cpu(k) => run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, options, devices)),
         Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options),
@@ -429,7 +426,12 @@ impl Summary<'_> {
                 .enumerate()
                 .map(|(i, r)| format!("#{i} {} edges {:.3} ms", r.edges, ms(r.compute_time)))
                 .collect();
-            s += &format!("devices   {} CPU devices, one after another: {}\n", d.runs.len(), each.join(", "));
+            let how = match (&e.target, d.at_once) {
+                (Target::Cpu { .. }, _) => "CPU devices, one after another",
+                (Target::Cuda { .. }, true) => "GPU devices, at once",
+                (Target::Cuda { .. }, false) => "GPU devices, one after another (compute: the slowest part + merges)",
+            };
+            s += &format!("devices   {} {how}: {}\n", d.runs.len(), each.join(", "));
             s += &format!(
                 "merge     {} round(s), {:.3} ms, {} launch(es)\n",
                 d.merge_rounds,
@@ -503,6 +505,7 @@ impl Summary<'_> {
                 "merge_rounds": d.merge_rounds,
                 "merge_seconds": d.merge_time.as_secs_f64(),
                 "merge_launches": d.merge_launches,
+                "at_once": d.at_once,
             })),
             "printed": e.stats.printed,
             "digest": format!("{:016x}", irgc_runtime::digest(&e.outputs)),

@@ -222,3 +222,65 @@ fn launch_sizes_from_bounds_equal_the_kernels_own_and_results_verify() {
     }
     assert!(checked > 0, "no shipped program has a range or tile kernel any more: this test checks nothing");
 }
+
+/// A CPU device that records whether every device of a run was inside its plan at one time: `begin_compute`
+/// waits (up to 20 s) for all of them to arrive, so it only sees them all when they run concurrently.
+struct Rendezvous<'a> {
+    cpu: CpuDevice<'a>,
+    arrived: &'a AtomicU64,
+    devices: u64,
+    met: bool,
+}
+
+impl Device for Rendezvous<'_> {
+    type Buffer = irgc_runtime::memory::Buffer;
+
+    irgc_runtime::forward_device_memory!(cpu);
+
+    fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
+        self.cpu.launch(k, desc, ctx, size)
+    }
+
+    fn begin_compute(&mut self, time_launches: bool) -> Result<(), RunError> {
+        if !self.met {
+            self.arrived.fetch_add(1, Relaxed);
+            let start = std::time::Instant::now();
+            while self.arrived.load(Relaxed) < self.devices && start.elapsed().as_secs() < 20 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            self.met = self.arrived.load(Relaxed) >= self.devices;
+        }
+        self.cpu.begin_compute(time_launches)
+    }
+}
+
+#[test]
+fn the_gpus_concurrent_multi_device_schedule_runs_devices_at_once_and_merges_as_one_after_another_does() {
+    use irgc_runtime::devices::{run_on_devices, Schedule};
+    let g = irgc_gen::generate(&irgc_gen::GenSpec::parse("er:n=3000,deg=1,seed=7").unwrap()).unwrap();
+    for program in ["programs/cc/ecl_cc.irg", "programs/cc/rem.irg"] {
+        let m = module(&root().join(program));
+        let artifact = irgc_backend_host::lower(&m);
+        let kernels = Cranelift(irgc_backend_cpu::compile(&m).unwrap());
+        let params = irgc_runtime::resolve_params(&artifact, &g, &[]).unwrap();
+        let options = RunOptions { threads: Some(1), ..RunOptions::default() };
+        let mut digests = Vec::new();
+        for schedule in [Schedule::OneAfterAnother, Schedule::Concurrent] {
+            let arrived = AtomicU64::new(0);
+            let mut devices: Vec<_> = (0..4)
+                .map(|_| Rendezvous {
+                    cpu: CpuDevice::new(&kernels, &options).unwrap(),
+                    arrived: &arrived,
+                    devices: 4,
+                    met: schedule == Schedule::OneAfterAnother,
+                })
+                .collect();
+            let run = run_on_devices(&mut devices, schedule, &artifact, &g, "er", &params, &options)
+                .unwrap_or_else(|e| panic!("{program}, {schedule:?}: {e}"));
+            assert!(devices.iter().all(|d| d.met), "{program}: the devices did not run at once");
+            assert_eq!((run.devices.len(), run.merge_rounds), (4, 2));
+            digests.push(irgc_runtime::digest(&run.outputs));
+        }
+        assert_eq!(digests[0], digests[1], "{program}: the schedules merged to different results");
+    }
+}

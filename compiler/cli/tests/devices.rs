@@ -69,14 +69,48 @@ fn any_device_count_verifies_and_reports_its_parts_and_merges() {
 }
 
 #[test]
-fn a_program_without_a_merge_and_a_gpu_run_are_refused() {
-    let o = irgc(&["run", "programs/bfs/bfs_worklist.irg", "--graph", "gen:er:n=50,deg=2", "--devices", "2"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("declares no `merge`"));
-    let o =
-        irgc(&["run", "programs/cc/rem.irg", "--graph", "gen:er:n=50,deg=2", "--devices", "2", "--backend", "cuda"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("multi-GPU runs are not built yet"));
+fn a_program_without_a_merge_and_gpu_lists_that_do_not_fit_are_refused() {
+    let refused = |args: &[&str], says: &str| {
+        let o = irgc(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    let g = "gen:er:n=50,deg=2";
+    refused(&["run", "programs/bfs/bfs_worklist.irg", "--graph", g, "--devices", "2"], "declares no `merge`");
+    refused(&["run", "programs/cc/rem.irg", "--graph", g, "--gpus", "0,1"], "--gpus applies to --backend cuda only");
+    refused(&["bench", "programs/cc/rem.irg", "--graph", g, "--gpus", "0"], "--gpus applies to --backend cuda only");
+    let mismatch = ["--backend", "cuda", "--devices", "3", "--gpus", "0,0"];
+    refused(&[&["run", "programs/cc/rem.irg", "--graph", g][..], &mismatch].concat(), "--gpus names 2 GPU(s)");
+    refused(&[&["bench", "programs/cc/rem.irg", "--graph", g][..], &mismatch].concat(), "--gpus names 2 GPU(s)");
+    if !irgc_cuda::driver_present() {
+        refused(&["run", "programs/cc/rem.irg", "--graph", g, "--backend", "cuda", "--devices", "2"], "no CUDA driver");
+    }
+}
+
+#[test]
+fn bench_runs_on_several_devices_and_reports_the_merges() {
+    let o = irgc(&[
+        "bench",
+        "programs/cc/ecl_cc.irg",
+        "programs/cc/afforest.irg",
+        "--graph",
+        "gen:er:n=400,deg=1,seed=2",
+        "--devices",
+        "3",
+        "--runs",
+        "2",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert_eq!((r["backend"].as_str(), r["devices"].as_u64()), (Some("cpu×3"), Some(3)), "{r}");
+        assert_eq!(r["verified"], "ok", "{r}");
+        let merge = r["merge_ms"].as_f64().unwrap();
+        assert!(merge > 0.0 && merge <= r["max_ms"].as_f64().unwrap(), "{r}");
+    }
 }
 
 #[test]
@@ -100,4 +134,31 @@ fn a_merge_names_two_node_arrays_of_one_type_and_appears_once() {
     assert!(err.contains("a program has one merge"), "{err}");
     let o = irgc(&["compile", "programs/cc/rem.irg", "--emit", "ir"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("merge @parent -> @theirs {"));
+}
+
+#[test]
+fn the_lower_edges_partition_verifies_and_cuts_elsewhere_than_equal_edges() {
+    // R-MAT puts its hubs at small ids, so the downward edges sit late in the edge order.
+    let parts = |partition: &str| {
+        let o = irgc(&[
+            "run",
+            "programs/cc/ecl_cc.irg",
+            "--graph",
+            "gen:rmat:scale=10,ef=8,seed=3",
+            "--devices",
+            "3",
+            "--partition",
+            partition,
+            "--verify",
+            "--json",
+        ]);
+        assert!(o.status.success(), "{partition}: {}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["verification"]["ok"], true);
+        v["devices"]["parts"].as_array().unwrap().iter().map(|p| p["edges"].as_u64().unwrap()).collect::<Vec<_>>()
+    };
+    let (edges, lower) = (parts("edges"), parts("lower-edges"));
+    assert_eq!(edges.iter().sum::<u64>(), lower.iter().sum::<u64>());
+    assert!(edges.iter().max().unwrap() - edges.iter().min().unwrap() <= 1, "{edges:?}");
+    assert!(lower[0] > lower[2], "the first part should take more (mostly upward) edges: {lower:?}");
 }

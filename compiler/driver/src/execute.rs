@@ -50,12 +50,27 @@ pub struct Devices {
     pub merge_rounds: u32,
     pub merge_time: Duration,
     pub merge_launches: u64,
+    /// Whether the devices ran their parts at once (GPUs) or one after another (CPU devices, or
+    /// [`CudaProgram::one_after_another`]).
+    pub at_once: bool,
 }
 
-/// A program made ready for the GPU: the PTX compiled for `arch` and loaded.
+/// A program made ready for the GPU: the PTX compiled for `arch` and loaded on each GPU a device runs on.
 pub struct CudaProgram {
-    device: irgc_cuda::CudaDevice,
+    devices: Vec<irgc_cuda::CudaDevice>,
     arch: String,
+    schedule: irgc_runtime::devices::Schedule,
+}
+
+impl CudaProgram {
+    /// Runs several devices' parts one after another instead of at once: each part's compute time is then its
+    /// own, which is how a multi-GPU run's parts are measured with several devices on one GPU (`--gpus 0,0`).
+    pub fn one_after_another(mut self, yes: bool) -> CudaProgram {
+        if yes {
+            self.schedule = irgc_runtime::devices::Schedule::OneAfterAnother;
+        }
+        self
+    }
 }
 
 /// Opens GPU 0: the first thing `--backend cuda` does, so that a machine without a driver says so at once.
@@ -63,22 +78,34 @@ pub fn open_gpu() -> Result<irgc_cuda::Gpu> {
     irgc_cuda::Gpu::open(0).map_err(|e| anyhow!(e))
 }
 
-/// Compiles `module` to PTX for `arch` (default: the GPU's own, capped at sm_90), with every access
-/// bounds-checked if `check_bounds`, and loads it on `gpu`.
+/// Opens the GPUs `ordinals` names, one per device of a multi-device run (a GPU named twice holds two devices).
+pub fn open_gpus(ordinals: &[usize]) -> Result<Vec<irgc_cuda::Gpu>> {
+    irgc_cuda::Gpu::open_all(ordinals).map_err(|e| anyhow!(e))
+}
+
+/// Compiles `module` to PTX for `arch` (default: the first GPU's own, capped at sm_90), with every access
+/// bounds-checked if `check_bounds`, and loads it on every one of `gpus` (one device each).
 pub fn prepare_cuda(
-    gpu: irgc_cuda::Gpu,
+    gpus: Vec<irgc_cuda::Gpu>,
     module: &Module,
     artifact: &Artifact,
     arch: Option<&str>,
     check_bounds: bool,
 ) -> Result<CudaProgram> {
+    let first = gpus.first().ok_or_else(|| anyhow!("no GPU to run on"))?;
     let arch = match arch {
         Some(a) => a.to_string(),
-        None => gpu.arch()?,
+        None => first.arch()?,
     };
     let ptx = crate::backend::compile_ptx(module, &arch, check_bounds)?;
-    let device = irgc_cuda::CudaDevice::load(gpu, &ptx, artifact, None)?.with_bounds_checks(check_bounds);
-    Ok(CudaProgram { device, arch })
+    if gpus.len() > 1 {
+        irgc_cuda::Gpu::connect(&gpus)?;
+    }
+    let devices = gpus
+        .into_iter()
+        .map(|gpu| Ok(irgc_cuda::CudaDevice::load(gpu, &ptx, artifact, None)?.with_bounds_checks(check_bounds)))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(CudaProgram { devices, arch, schedule: irgc_runtime::devices::Schedule::Concurrent })
 }
 
 /// Runs on the CPU: on one device, or on `devices` CPU devices, each with a contiguous part of the edges, the
@@ -108,25 +135,41 @@ pub fn on_cpu(
         });
     }
     let (multi, threads) = irgc_runtime::execute_on_devices(req, devices)?;
-    let sum = |f: fn(&irgc_runtime::devices::DeviceRun) -> Duration| multi.devices.iter().map(f).sum::<Duration>();
-    Ok(Finished {
+    // The devices took turns, each with every thread: their times add up.
+    Ok(finished_on_devices(multi, Target::Cpu { threads }, false, |t| t.into_iter().sum()))
+}
+
+/// A multi-device run as a [`Finished`]: device 0's outputs and statistics, the devices' set-up and compute
+/// times combined by `combine` (a sum, or the slowest), plus the merges.
+fn finished_on_devices<B>(
+    multi: irgc_runtime::devices::MultiExecution<B>,
+    target: Target,
+    at_once: bool,
+    combine: fn(Vec<Duration>) -> Duration,
+) -> Finished {
+    let each = |f: fn(&irgc_runtime::devices::DeviceRun) -> Duration| combine(multi.devices.iter().map(f).collect());
+    Finished {
+        setup_time: each(|d| d.setup_time),
+        compute_time: each(|d| d.compute_time) + multi.merge_time,
+        launches: multi.devices.iter().map(|d| d.launches).sum::<u64>() + multi.merge_launches,
         outputs: multi.outputs,
         stats: multi.stats,
-        launches: multi.devices.iter().map(|d| d.launches).sum::<u64>() + multi.merge_launches,
-        setup_time: sum(|d| d.setup_time),
         setup_parts: multi.setup_parts,
-        compute_time: sum(|d| d.compute_time) + multi.merge_time,
-        target: Target::Cpu { threads },
+        target,
         devices: Some(Devices {
             runs: multi.devices,
             merge_rounds: multi.merge_rounds,
             merge_time: multi.merge_time,
             merge_launches: multi.merge_launches,
+            at_once,
         }),
-    })
+    }
 }
 
-/// Runs on the GPU.
+/// Runs on the GPU, or on several: each device of `program` gets a contiguous part of the edges and its own host
+/// thread (unless [`CudaProgram::one_after_another`]), and the results are merged pairwise with the program's
+/// `merge` (GPU to GPU). Compute time is then the slowest device's plus the merges (also one after another: what
+/// the devices would take at once, each on a GPU of its own); set-up the slowest device's.
 pub fn on_cuda(
     program: CudaProgram,
     artifact: &Artifact,
@@ -135,24 +178,50 @@ pub fn on_cuda(
     params: &[u64],
     options: RunOptions,
 ) -> Result<Finished> {
-    let CudaProgram { mut device, arch } = program;
-    let req = irgc_runtime::DeviceRequest { artifact, graph, graph_name, params, options };
-    let run = irgc_runtime::run_on(&mut device, req)?;
-    let transfers = device.transfers();
-    Ok(Finished {
-        outputs: run.outputs,
-        stats: run.stats,
-        launches: run.launches,
-        setup_time: run.setup_time,
-        setup_parts: run.memory.setup,
-        compute_time: run.compute_time,
-        target: Target::Cuda {
-            device: device.gpu().name.clone(),
-            arch,
-            upload: transfers.to_device,
-            upload_bytes: transfers.to_device_bytes,
-            readback: run.readback_time,
-        },
-        devices: None,
-    })
+    let CudaProgram { mut devices, arch, schedule } = program;
+    let name = gpu_names(&devices);
+    if devices.len() == 1 {
+        let device = &mut devices[0];
+        let req = irgc_runtime::DeviceRequest { artifact, graph, graph_name, params, options };
+        let run = irgc_runtime::run_on(device, req)?;
+        let transfers = device.transfers();
+        return Ok(Finished {
+            outputs: run.outputs,
+            stats: run.stats,
+            launches: run.launches,
+            setup_time: run.setup_time,
+            setup_parts: run.memory.setup,
+            compute_time: run.compute_time,
+            target: Target::Cuda {
+                device: name,
+                arch,
+                upload: transfers.to_device,
+                upload_bytes: transfers.to_device_bytes,
+                readback: run.readback_time,
+            },
+            devices: None,
+        });
+    }
+    let multi =
+        irgc_runtime::devices::run_on_devices(&mut devices, schedule, artifact, graph, graph_name, params, &options)?;
+    let target = Target::Cuda {
+        device: name,
+        arch,
+        upload: devices.iter().map(|d| d.transfers().to_device).max().unwrap_or_default(),
+        upload_bytes: devices.iter().map(|d| d.transfers().to_device_bytes).sum(),
+        readback: multi.readback_time,
+    };
+    let at_once = schedule == irgc_runtime::devices::Schedule::Concurrent;
+    // Each GPU works for itself (taking turns only to time the parts alone): the slowest one sets the pace.
+    Ok(finished_on_devices(multi, target, at_once, |t| t.into_iter().max().unwrap_or_default()))
+}
+
+/// The GPUs' name for the summary: "NVIDIA H200", or "2 × NVIDIA H200" (names joined if they differ).
+fn gpu_names(devices: &[irgc_cuda::CudaDevice]) -> String {
+    let names: Vec<&str> = devices.iter().map(|d| d.gpu().name.as_str()).collect();
+    match names.as_slice() {
+        [one] => one.to_string(),
+        [first, rest @ ..] if rest.iter().all(|n| n == first) => format!("{} × {first}", names.len()),
+        _ => names.join(" + "),
+    }
 }

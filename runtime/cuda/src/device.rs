@@ -469,6 +469,23 @@ impl Device for CudaDevice {
         }))
     }
 
+    fn receive(
+        &mut self,
+        dst: &mut GpuBuffer,
+        sender: &CudaDevice,
+        src: &GpuBuffer,
+        elem_size: usize,
+        len: u64,
+    ) -> Result<(), RunError> {
+        let (_, bytes) = Self::range(src, elem_size, 0, len)?;
+        Self::range(dst, elem_size, 0, len)?;
+        // Direct where `Gpu::connect` switched peer access on; through the host otherwise.
+        driver::copy_peer(&self.gpu.stream, dst, src, &sender.gpu.ctx, bytes)
+            .map_err(|e| device_error("cannot copy an array between GPUs", e))?;
+        // The sender may free or reuse `src` once this returns.
+        self.wait("cannot copy an array between GPUs")
+    }
+
     fn begin_compute(&mut self, time_launches: bool) -> Result<(), RunError> {
         self.time_launches = time_launches;
         self.compute_events.0.record(&self.gpu.stream).map_err(|e| device_error("cannot record a CUDA event", e))

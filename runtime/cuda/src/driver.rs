@@ -8,7 +8,9 @@
 //! every launch (`slots.rs`), and the PTX implements the kernel ABI of `irgc-artifact` (each kernel's entry takes
 //! that table and an iteration count).
 
-use cudarc::driver::{sys, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    sys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg,
+};
 
 /// A device buffer: bytes in GPU memory, allocated in whole 8-byte words, and its address as kernels see it.
 pub struct GpuBuffer {
@@ -115,6 +117,72 @@ pub fn copy_within(
             bytes,
             stream.cu_stream(),
         )
+    }
+}
+
+/// Copies the first `bytes` of `src`, a buffer of the context `src_ctx`, to the start of `dst`, in the order of
+/// `stream` (a stream of `dst`'s context). The contexts may belong to different GPUs (the driver copies directly
+/// where peer access is on, see [`enable_peer_access`], and through the host otherwise) or be the same one.
+pub fn copy_peer(
+    stream: &CudaStream,
+    dst: &mut GpuBuffer,
+    src: &GpuBuffer,
+    src_ctx: &CudaContext,
+    bytes: usize,
+) -> Result<(), DriverError> {
+    check_range(dst, 0, bytes)?;
+    check_range(src, 0, bytes)?;
+    let dst_ctx = stream.context();
+    dst_ctx.bind_to_thread()?;
+    // SAFETY: both ranges lie within live allocations (checked above) of the contexts named with them, which
+    // outlive the call; the caller keeps `src` alive and unwritten until `stream` has finished the copy.
+    unsafe {
+        cudarc::driver::result::memcpy_peer_async(
+            dst_ctx.cu_ctx(),
+            dst.addr,
+            src_ctx.cu_ctx(),
+            src.addr,
+            bytes,
+            stream.cu_stream(),
+        )
+    }
+}
+
+/// Lets kernels and copies of `ctx` reach the memory of `peer`'s GPU directly (NVLink or PCIe peer-to-peer), if
+/// the two GPUs can: its ordinary allocations and those of its memory pool. Says whether they now can. The same
+/// GPU always can.
+pub fn enable_peer_access(ctx: &CudaContext, peer: &CudaContext) -> Result<bool, DriverError> {
+    if ctx.ordinal() == peer.ordinal() {
+        return Ok(true);
+    }
+    let mut can = 0i32;
+    // SAFETY: plain queries and a context setting on two live contexts; `can` outlives the call that writes it.
+    unsafe {
+        sys::cuDeviceCanAccessPeer(&mut can, ctx.cu_device(), peer.cu_device()).result()?;
+        if can == 0 {
+            return Ok(false);
+        }
+        ctx.bind_to_thread()?;
+        match sys::cuCtxEnablePeerAccess(peer.cu_ctx(), 0) {
+            sys::cudaError_enum::CUDA_SUCCESS | sys::cudaError_enum::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {}
+            e => return Err(DriverError(e)),
+        }
+        // cudarc allocates from the device's memory pool (`cuMemAllocAsync`) where the GPU has one, and peer
+        // access to pool memory is the pool's own setting: without it the driver stages peer copies through the
+        // host (2 ms for a merge of 16.8 MB on two H200s).
+        if peer.has_async_alloc() {
+            let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+            sys::cuDeviceGetDefaultMemPool(&mut pool, peer.cu_device()).result()?;
+            let access = sys::CUmemAccessDesc {
+                location: sys::CUmemLocation {
+                    type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                    id: ctx.ordinal() as i32,
+                },
+                flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+            };
+            sys::cuMemPoolSetAccess(pool, &access, 1).result()?;
+        }
+        Ok(true)
     }
 }
 

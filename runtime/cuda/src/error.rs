@@ -12,6 +12,12 @@ pub enum CudaError {
     /// The driver is there but gives no usable GPU (none installed, none visible, a broken install).
     #[error("the CUDA driver found no usable GPU: {0}; run with --backend cpu")]
     NoDevice(String),
+    /// A GPU ordinal beyond the machine's GPUs was asked for.
+    #[error(
+        "GPU {asked} was asked for, but the machine has {count} GPU(s); name GPUs it has with --gpus (ordinals \
+         from 0; one named twice holds two devices, e.g. --gpus 0,0)"
+    )]
+    MissingGpu { asked: usize, count: usize },
     /// The GPU cannot run irgc's code (too old).
     #[error("{0}")]
     Unsupported(String),

@@ -70,6 +70,10 @@ impl Device for CpuDevice<'_> {
         Ok(Buffer::from_u32s(elems))
     }
 
+    fn alloc_u32s_with(&mut self, _what: &str, len: usize, fill: &dyn Fn(&mut [u32])) -> Result<Buffer, RunError> {
+        Ok(Buffer::from_u32s_with(len, fill))
+    }
+
     fn read(&self, buf: &Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {
         if len == 1 {
             return Ok(vec![buf.load(elem_size, start)]);

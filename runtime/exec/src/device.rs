@@ -83,6 +83,14 @@ pub trait Device {
         self.alloc_from(what, &elems.iter().map(|&x| x as u64).collect::<Vec<_>>(), 4)
     }
 
+    /// A buffer of `len` 32-bit elements that `fill` computes (the graph's edge sources). By default `fill` writes a
+    /// host vector that is then uploaded; the CPU lets it write the buffer itself.
+    fn alloc_u32s_with(&mut self, what: &str, len: usize, fill: &dyn Fn(&mut [u32])) -> Result<Self::Buffer, RunError> {
+        let mut vals = vec![0u32; len];
+        fill(&mut vals);
+        self.alloc_from_u32(what, &vals)
+    }
+
     /// Elements `start..start + len`, zero-extended. Called between launches only.
     fn read(&self, buf: &Self::Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError>;
 
@@ -91,6 +99,21 @@ pub trait Device {
 
     /// Sets elements `0..len` to `bits`.
     fn fill(&mut self, buf: &mut Self::Buffer, elem_size: usize, len: u64, bits: u64) -> Result<(), RunError>;
+
+    /// Copies elements `0..len` of `src`, a buffer of `sender` (another device of this kind, finished with its
+    /// work), into `dst`: how a multi-device merge moves an array (`crate::devices`). The default goes through
+    /// the host; a GPU copies device to device. Called between launches only.
+    fn receive(
+        &mut self,
+        dst: &mut Self::Buffer,
+        sender: &Self,
+        src: &Self::Buffer,
+        elem_size: usize,
+        len: u64,
+    ) -> Result<(), RunError> {
+        let values = sender.read(src, elem_size, 0, len)?;
+        self.write(dst, elem_size, 0, &values)
+    }
 
     /// The size of a `Range` or `Tiles` space of kernel `k` if the device's kernels compute it themselves from the
     /// context (the CPU backend's size functions); `None` makes the interpreter evaluate the kernel's
@@ -133,9 +156,9 @@ pub trait Device {
 }
 
 /// Inside an `impl Device for W`, where `W` wraps another device in field `$inner`: the memory methods of the
-/// trait (`memory_limit`, `alloc_zeroed`, `alloc_from`, `read`, `write`, `fill`), forwarded to it, so a wrapper
-/// (an instrumented or scripted device: the tests have several) writes only the methods it changes. `W::Buffer`
-/// must be the inner device's buffer type.
+/// trait (`memory_limit`, `alloc_zeroed`, `alloc_from` and its 32-bit forms, `read`, `write`, `fill`), forwarded
+/// to it, so a wrapper (an instrumented or scripted device: the tests have several) writes only the methods it
+/// changes. `W::Buffer` must be the inner device's buffer type.
 #[macro_export]
 macro_rules! forward_device_memory {
     ($inner:ident) => {
@@ -153,6 +176,15 @@ macro_rules! forward_device_memory {
 
         fn alloc_from_u32(&mut self, what: &str, elems: &[u32]) -> Result<Self::Buffer, $crate::RunError> {
             self.$inner.alloc_from_u32(what, elems)
+        }
+
+        fn alloc_u32s_with(
+            &mut self,
+            what: &str,
+            len: usize,
+            fill: &dyn Fn(&mut [u32]),
+        ) -> Result<Self::Buffer, $crate::RunError> {
+            self.$inner.alloc_u32s_with(what, len, fill)
         }
 
         fn read(&self, buf: &Self::Buffer, size: usize, start: u64, len: u64) -> Result<Vec<u64>, $crate::RunError> {

@@ -95,6 +95,8 @@ pub struct RunOptions {
     /// Bytes of memory the run may allocate; `None` means what the machine reports as available (and no limit
     /// where it reports nothing). Every array is also capped at 2^40 bytes.
     pub memory_limit: Option<u64>,
+    /// Where a multi-device run cuts the edges ([`crate::devices`]).
+    pub partition: irgc_graph::Partition,
 }
 
 impl Default for RunOptions {
@@ -105,6 +107,7 @@ impl Default for RunOptions {
             collect_stats: true,
             outline: true,
             outline_loops: false,
+            partition: irgc_graph::Partition::Edges,
             memory_limit: None,
         }
     }
@@ -188,7 +191,15 @@ pub fn execute_on_devices(
     let mut cpus =
         (0..devices.max(1)).map(|_| CpuDevice::new(req.kernels, &req.options)).collect::<Result<Vec<_>, _>>()?;
     let threads = cpus[0].threads();
-    let multi = devices::run_on_devices(&mut cpus, req.artifact, req.graph, req.graph_name, req.params, &req.options)?;
+    let multi = devices::run_on_devices(
+        &mut cpus,
+        devices::Schedule::OneAfterAnother,
+        req.artifact,
+        req.graph,
+        req.graph_name,
+        req.params,
+        &req.options,
+    )?;
     Ok((multi, threads))
 }
 

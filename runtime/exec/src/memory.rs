@@ -26,6 +26,10 @@ use crate::eval::{eval, from_f64, StaticEnv};
 /// mistake in the program (a dense array over the edges, say) rather than a real need.
 pub const MAX_ARRAY_BYTES: u64 = 1 << 40;
 
+// Buffers are viewed as host integers in places (`Buffer::from_u32s_with`), and the CPU backend's kernels load
+// elements at byte offsets: both take the host for the kernel ABI's little-endian.
+const _: () = assert!(cfg!(target_endian = "little"), "irgc's CPU runtime needs a little-endian host");
+
 /// A buffer of 8-byte words holding packed elements.
 pub struct Buffer {
     words: Vec<AtomicU64>,
@@ -76,6 +80,21 @@ impl Buffer {
         huge_pages(&out);
         out.par_extend(words);
         Buffer { words: out }
+    }
+
+    /// A buffer of `len` 32-bit elements that `fill` writes in place (the graph's edge sources, computed straight
+    /// into the run's memory rather than into a vector that is then copied).
+    #[allow(unsafe_code)] // Viewing the words as `u32`s; the safety argument is below.
+    pub fn from_u32s_with(len: usize, fill: impl FnOnce(&mut [u32])) -> Buffer {
+        let mut buf = Buffer::zeroed(len as u64, 4);
+        let words: &mut [AtomicU64] = &mut buf.words;
+        // SAFETY: the words are `len.div_ceil(2)` initialised `AtomicU64`s (the representation of `u64`), borrowed
+        // mutably here, so nothing else reads or writes them while the view lives; `u32` needs less alignment than
+        // `u64` and has no invalid bit patterns; `len` u32s fit in those words. Element `i` of 4 bytes is bits
+        // `32 (i % 2)..` of word `i / 2` (`locate`), which is `u32` number `i` of the words' little-endian bytes.
+        let view = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u32, len) };
+        fill(view);
+        buf
     }
 
     /// A buffer holding `vals` as elements of `elem_size` bytes (each value's low bytes).
@@ -413,7 +432,8 @@ impl<B: DeviceBuffer> Memory<B> {
         setup.weights = lap();
         let sources = if artifact.needs_sources {
             budget.take("the graph's edge sources", word_bytes(m, 4))?;
-            Some(dev.alloc_from_u32("the graph's edge sources", &graph.sources())?)
+            let m = graph.col.len();
+            Some(dev.alloc_u32s_with("the graph's edge sources", m, &|out| graph.sources_into(out))?)
         } else {
             None
         };
@@ -603,6 +623,19 @@ fn first_bad_weight(graph: &Csr, graph_name: &str, ty: Scalar, w: &Weights, fits
 #[cfg(test)]
 mod tests {
     use super::Buffer;
+
+    #[test]
+    fn u32_buffers_filled_in_place_hold_the_elements_the_kernels_read() {
+        for len in [0usize, 1, 2, 5, 100_001] {
+            let vals: Vec<u32> = (0..len as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+            let filled = Buffer::from_u32s_with(len, |out| out.copy_from_slice(&vals));
+            let copied = Buffer::from_u32s(&vals);
+            for (i, &v) in vals.iter().enumerate() {
+                assert_eq!(filled.load(4, i as u64), v as u64, "element {i} of {len}");
+            }
+            assert_eq!(filled.bytes(), copied.bytes().max(8));
+        }
+    }
 
     #[test]
     fn zeroed_buffers_read_zero_and_take_stores() {

@@ -95,36 +95,19 @@ impl Csr {
         (self.row_start[v as usize + 1] - self.row_start[v as usize]) as u32
     }
 
-    /// The source node of every edge (the COO view), computed from the row offsets.
-    /// The graph split into `parts` graphs over all its nodes, each holding one contiguous range of the edges in
-    /// CSR order, balanced by edge count (seed 004's partition for multi-device connected components): part `k`
-    /// holds edges `k·m/parts .. (k+1)·m/parts`. Every edge is in exactly one part; node ids and labels are kept.
-    pub fn edge_parts(&self, parts: usize) -> Vec<Csr> {
-        let parts = parts.max(1) as u64;
-        let m = self.col.len() as u64;
-        (0..parts)
-            .map(|k| {
-                let (lo, hi) = ((k * m / parts) as usize, ((k + 1) * m / parts) as usize);
-                let row_start = self.row_start.iter().map(|&r| (r as usize).clamp(lo, hi) as u64 - lo as u64).collect();
-                Csr {
-                    row_start,
-                    col: self.col[lo..hi].to_vec(),
-                    weights: self.weights.as_ref().map(|w| match w {
-                        Weights::Int(v) => Weights::Int(v[lo..hi].to_vec()),
-                        Weights::Float(v) => Weights::Float(v[lo..hi].to_vec()),
-                    }),
-                    labels: self.labels.clone(),
-                }
-            })
-            .collect()
-    }
-
     /// The source node of every edge (the edge-list view), filled in parallel: each chunk of edges finds its
     /// first source by binary search and walks the rows from there.
     pub fn sources(&self) -> Vec<u32> {
-        const CHUNK: usize = 1 << 16;
         let mut src = vec![0u32; self.col.len()];
-        src.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
+        self.sources_into(&mut src);
+        src
+    }
+
+    /// [`Csr::sources`] written into `out` (one slot per edge), so a caller can fill memory it already has.
+    pub fn sources_into(&self, out: &mut [u32]) {
+        const CHUNK: usize = 1 << 16;
+        assert_eq!(out.len(), self.col.len(), "one source slot per edge");
+        out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
             let first = (c * CHUNK) as u64;
             let mut v = self.row_start.partition_point(|&s| s <= first) - 1;
             for (e, slot) in (first..).zip(out.iter_mut()) {
@@ -134,7 +117,6 @@ impl Csr {
                 *slot = v as u32;
             }
         });
-        src
     }
 
     /// The transpose's row offsets and columns: row `v` lists the sources of `v`'s in-edges, in increasing order
@@ -306,22 +288,6 @@ impl EdgeList {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn edge_parts_split_the_edges_once_each_over_all_nodes() {
-        let g = tiny().into_csr(BuildOptions::default());
-        for parts in 1..=6 {
-            let split = g.edge_parts(parts);
-            assert_eq!(split.len(), parts);
-            let mut edges: Vec<(u32, u32)> = Vec::new();
-            for p in &split {
-                assert_eq!(p.num_nodes(), g.num_nodes());
-                assert_eq!(p.check_invariants(), Ok(()));
-                edges.extend(p.sources().into_iter().zip(p.col.iter().copied()));
-            }
-            assert_eq!(edges, g.sources().into_iter().zip(g.col.iter().copied()).collect::<Vec<_>>());
-        }
-    }
 
     #[test]
     fn two_nodes_with_one_id_break_the_invariants() {

@@ -77,6 +77,8 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with = "no_outline")]
     outline_loops: bool,
     #[command(flatten)]
+    multi: crate::devices::DeviceArgs,
+    #[command(flatten)]
     opt: crate::optimize::OptArgs,
     #[command(flatten)]
     input: GraphArgs,
@@ -113,9 +115,10 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     if args.backend == Backend::Cuda && args.threads.is_some() {
         bail!("--threads sets the CPU thread count; it does not apply to --backend cuda");
     }
+    args.multi.check(args.backend == Backend::Cuda)?;
     if args.backend == Backend::Cuda {
-        // Fail at once on a machine without a GPU, before any graph is loaded.
-        crate::run::execute::open_gpu()?;
+        // Fail at once on a machine without a GPU (or without the GPUs asked for), before any graph is loaded.
+        crate::run::execute::open_gpus(&args.multi.gpu_ordinals())?;
     }
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
@@ -265,10 +268,11 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
         outline: !args.no_outline,
         outline_loops: args.outline_loops,
         memory_limit: None,
+        partition: args.multi.partition(),
     };
     let mut verdict = None;
     let (mut compute, mut setup, mut launches) = (Vec::new(), Vec::new(), Vec::new());
-    let mut threads = 0;
+    let (mut threads, mut devices, mut merges) = (0, 1, Vec::new());
     for i in 0..args.warmup + args.runs {
         // On the GPU each run gets a fresh device (PTX compiled and loaded, outside the timed region); compute
         // time is measured with CUDA events around the plan, excluding the graph upload.
@@ -282,12 +286,13 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
                     &graph.name,
                     &params,
                     options.clone(),
-                    1,
+                    args.multi.cpu_devices(),
                 )?
             }
             Backend::Cuda => {
-                let gpu = crate::run::execute::open_gpu()?;
-                let prepared = crate::run::execute::prepare_cuda(gpu, &program.module, artifact, None, false)?;
+                let gpus = crate::run::execute::open_gpus(&args.multi.gpu_ordinals())?;
+                let prepared = crate::run::execute::prepare_cuda(gpus, &program.module, artifact, None, false)?
+                    .one_after_another(args.multi.one_after_another);
                 crate::run::execute::on_cuda(prepared, artifact, &graph.csr, &graph.name, &params, options.clone())?
             }
         };
@@ -306,7 +311,11 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
             compute.push(exec.compute_time);
             setup.push(exec.setup_time);
             launches.push(exec.launches);
+            if let Some(d) = &exec.devices {
+                merges.push(d.merge_time);
+            }
         }
+        devices = exec.devices.as_ref().map_or(1, |d| d.runs.len());
         threads = match exec.target {
             crate::run::execute::Target::Cpu { threads } => threads,
             crate::run::execute::Target::Cuda { .. } => 0,
@@ -315,10 +324,17 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
     }
     let (verified, detail, quality) = verdict.ok_or_else(|| anyhow!("no run was made"))?;
     let weight_size = artifact.graph.as_ref().and_then(|g| g.weight).map(Scalar::size);
-    let backend = if args.backend == Backend::Cuda { "cuda" } else { "cpu" };
+    let backend = match (args.backend, devices) {
+        (Backend::Cuda, 1) => "cuda".to_string(),
+        (Backend::Cpu, 1) => "cpu".to_string(),
+        (Backend::Cuda, n) => format!("cuda×{n}"),
+        (Backend::Cpu, n) => format!("cpu×{n}"),
+    };
     let mut row =
-        make_row(args, &program.stem, graph, backend, threads, Timings { compute, setup, launches }, weight_size);
+        make_row(args, &program.stem, graph, &backend, threads, Timings { compute, setup, launches }, weight_size);
     row.quality = quality;
+    row.devices = devices;
+    row.merge_ms = (!merges.is_empty()).then(|| table::summarize(&merges).median.as_secs_f64() * 1e3);
     finish_row(row, verified, detail, results);
     Ok(())
 }
@@ -407,6 +423,8 @@ fn make_row(
         n,
         m,
         backend: backend.to_string(),
+        devices: 1,
+        merge_ms: None,
         threads,
         runs: t.compute.len(),
         warmup: args.warmup as usize,

@@ -39,8 +39,13 @@ pub struct Row {
     pub graph: String,
     pub n: u64,
     pub m: u64,
-    /// `cpu` for irgc's CPU backend, `rust` for a hand-written baseline.
+    /// `cpu` for irgc's CPU backend, `cuda` for the GPU, `rust` for a hand-written baseline; `cpu×N` or `cuda×N`
+    /// on N devices.
     pub backend: String,
+    /// Devices the program ran on (1 unless `--devices`).
+    pub devices: usize,
+    /// Median time of the pairwise merges on several devices (part of `median_ms`).
+    pub merge_ms: Option<f64>,
     pub threads: usize,
     pub runs: usize,
     pub warmup: usize,
@@ -169,7 +174,7 @@ pub fn text(rows: &[Row]) -> String {
     let mut width: [usize; 14] = HEAD.map(str::len);
     for c in &cells {
         for (w, s) in width.iter_mut().zip(c) {
-            *w = (*w).max(s.len());
+            *w = (*w).max(s.chars().count());
         }
     }
     let line = |c: &[String]| {
@@ -220,6 +225,8 @@ mod tests {
             n: 10,
             m: 20,
             backend: "cpu".into(),
+            devices: 1,
+            merge_ms: None,
             threads: 2,
             runs: 3,
             warmup: 1,
