@@ -1,10 +1,10 @@
 //! Multi-device runs (seed 004's scheme): the graph's edges are split into one contiguous range per device
-//! ([`Csr::parts`]: balanced by edge count, or by the edges that lead to a smaller node, [`irgc_graph::Partition`]); every
-//! device runs the whole plan on its part (all nodes, some edges); then the devices' results are merged pairwise
-//! in ⌈log₂ N⌉ rounds — in round `r`, device `i` (a
-//! multiple of `2^(r+1)`) receives device `i + 2^r`'s `from` array into its own `into` array and runs the
-//! program's `merge` block — and device 0 holds the answer. The program says how results merge
-//! (`merge from -> into { ... }`, see `docs/language.md`); the runtime only moves arrays and runs blocks.
+//! ([`Csr::parts`]: balanced by edge count, or by the edges that lead to a smaller node; [`irgc_graph::Partition`]);
+//! every device runs the whole plan on its part (all nodes, some edges); then the devices' results are merged
+//! pairwise in ⌈log₂ N⌉ rounds — in round `r`, device `i` (a multiple of `2^(r+1)`) receives device `i + 2^r`'s
+//! `from` array into its own `into` array and runs the program's `merge` block — and device 0 holds the answer.
+//! The program says how results merge (`merge from -> into { ... }`, see `docs/language.md`); the runtime only
+//! moves arrays and runs blocks.
 //!
 //! Generic over the [`Device`]: GPUs run their parts concurrently, one host thread each ([`Schedule`]); the CPU
 //! runs one [`crate::CpuDevice`] per part one after another (each with every worker thread), so CI tests the same
@@ -45,9 +45,6 @@ pub struct MultiExecution<B> {
     pub devices: Vec<DeviceRun>,
     /// The devices' set-up parts, summed.
     pub setup_parts: crate::memory::SetupParts,
-    /// From the first device's set-up to the last device's end of plan, on the host's clock: with
-    /// [`Schedule::Concurrent`], the longest device's set-up and plan; one after another, their sum.
-    pub parts_time: Duration,
     /// Pairwise merge rounds (⌈log₂ N⌉) and their total time, array moves included.
     pub merge_rounds: u32,
     pub merge_time: Duration,
@@ -89,7 +86,6 @@ where
         )));
     };
     let parts = graph.parts(devices.len(), options.partition);
-    let started = Instant::now();
     let ran: Result<Vec<(Machine<'_, D>, DeviceRun)>, RunError> = match schedule {
         Schedule::OneAfterAnother => devices
             .iter_mut()
@@ -108,7 +104,6 @@ where
                 .collect()
         }),
     };
-    let parts_time = started.elapsed();
     let (mut machines, runs): (Vec<_>, Vec<_>) = ran?.into_iter().unzip();
     let setup_parts = machines.iter().map(|m| m.mem.setup).fold(Default::default(), |a, b| a + b);
     let start = Instant::now();
@@ -125,7 +120,7 @@ where
             let from = sender.mem.globals.get(merge.from).ok_or_else(|| RunError::plan("merge of a missing array"))?;
             let into =
                 receiver.mem.globals.get_mut(merge.into).ok_or_else(|| RunError::plan("merge into a missing array"))?;
-            receiver.dev.begin_compute(false)?;
+            receiver.dev.begin_compute(options.collect_stats)?;
             receiver.dev.receive(&mut into.buf, &*sender.dev, &from.buf, from.elem.size(), from.len())?;
             let before = receiver.launches;
             receiver.run_block(&merge.body)?;
@@ -146,7 +141,6 @@ where
         stats: first.stats,
         devices: runs,
         setup_parts,
-        parts_time,
         merge_rounds: rounds,
         merge_time,
         merge_launches,
