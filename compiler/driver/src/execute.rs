@@ -1,8 +1,9 @@
 //! Running a compiled program on the chosen backend, and what the summary needs of the result whichever it was.
 //!
 //! The CPU goes through `irgc_runtime::execute` (the Cranelift kernels, on a thread pool); CUDA through
-//! `irgc_runtime::run_on` with an `irgc_cuda::CudaDevice` (the PTX kernels, on GPU 0). Both run the same plan
-//! interpreter, so results, statistics and verification are comparable line for line.
+//! `irgc_runtime::run_on` with an `irgc_cuda::CudaDevice` (the PTX kernels, on GPU 0 or the GPUs asked for).
+//! Several devices go through `irgc_runtime::devices::run_on_devices`. All run the same plan interpreter, so
+//! results, statistics and verification are comparable line for line.
 
 use std::time::Duration;
 
@@ -73,12 +74,8 @@ impl CudaProgram {
     }
 }
 
-/// Opens GPU 0: the first thing `--backend cuda` does, so that a machine without a driver says so at once.
-pub fn open_gpu() -> Result<irgc_cuda::Gpu> {
-    irgc_cuda::Gpu::open(0).map_err(|e| anyhow!(e))
-}
-
-/// Opens the GPUs `ordinals` names, one per device of a multi-device run (a GPU named twice holds two devices).
+/// Opens the GPUs `ordinals` names, one per device (`[0]` for a one-GPU run; a GPU named twice holds two
+/// devices): the first thing `--backend cuda` does, so that a machine without a driver says so at once.
 pub fn open_gpus(ordinals: &[usize]) -> Result<Vec<irgc_cuda::Gpu>> {
     irgc_cuda::Gpu::open_all(ordinals).map_err(|e| anyhow!(e))
 }
