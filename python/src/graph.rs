@@ -77,8 +77,8 @@ impl Graph {
             }
             let weights = match weights {
                 None => None,
-                Some(b) if float_weights => Some(Weights::Float(decode(b, "weights", f64::from_le_bytes)?)),
-                Some(b) => Some(Weights::Int(decode(b, "weights", i64::from_le_bytes)?)),
+                Some(b) if float_weights => Some(Weights::Float(decode(b, "weights", f64::from_le_bytes)?.into())),
+                Some(b) => Some(Weights::Int(decode(b, "weights", i64::from_le_bytes)?.into())),
             };
             if let Some(w) = &weights {
                 if w.len() != src.len() {

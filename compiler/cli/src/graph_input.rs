@@ -177,7 +177,7 @@ fn set_weights(g: &mut Csr, spec: WeightSpec) {
     let m = g.col.len();
     g.weights = match spec {
         WeightSpec::AsFile => return,
-        WeightSpec::Constant(c) => Some(Weights::Int(vec![c; m])),
+        WeightSpec::Constant(c) => Some(Weights::Int(vec![c; m].into())),
         WeightSpec::UniformInt { lo, hi, seed } => {
             let src = g.sources();
             let span = (hi as i128 - lo as i128 + 1) as u128;

@@ -9,6 +9,7 @@
 //! that very context.
 
 use irgc_artifact::{reduce_combine, reduce_identity, KernelDesc, ReduceOp, Scalar};
+use irgc_graph::Shared;
 use rayon::prelude::*;
 
 use crate::device::{Device, Launched};
@@ -70,8 +71,16 @@ impl Device for CpuDevice<'_> {
         Ok(Buffer::from_u32s(elems))
     }
 
-    fn alloc_u32s_with(&mut self, _what: &str, len: usize, fill: &dyn Fn(&mut [u32])) -> Result<Buffer, RunError> {
-        Ok(Buffer::from_u32s_with(len, fill))
+    fn graph_u32(&mut self, _what: &str, elems: &Shared<u32>) -> Result<Buffer, RunError> {
+        Ok(Buffer::sharing_u32s(elems))
+    }
+
+    fn graph_u64(&mut self, _what: &str, elems: &Shared<u64>) -> Result<Buffer, RunError> {
+        Ok(Buffer::sharing_u64s(elems))
+    }
+
+    fn shares_graph(&self) -> bool {
+        true
     }
 
     fn read(&self, buf: &Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {

@@ -15,6 +15,7 @@
 use std::time::Duration;
 
 use irgc_artifact::{KernelDesc, PipeDesc};
+use irgc_graph::Shared;
 
 use crate::error::RunError;
 
@@ -83,12 +84,22 @@ pub trait Device {
         self.alloc_from(what, &elems.iter().map(|&x| x as u64).collect::<Vec<_>>(), 4)
     }
 
-    /// A buffer of `len` 32-bit elements that `fill` computes (the graph's edge sources). By default `fill` writes a
-    /// host vector that is then uploaded; the CPU lets it write the buffer itself.
-    fn alloc_u32s_with(&mut self, what: &str, len: usize, fill: &dyn Fn(&mut [u32])) -> Result<Self::Buffer, RunError> {
-        let mut vals = vec![0u32; len];
-        fill(&mut vals);
-        self.alloc_from_u32(what, &vals)
+    /// A buffer holding the graph's 32-bit array `elems` (its edges, its edge sources) for the run. Kernels only
+    /// read it. By default it is a copy ([`alloc_from_u32`](Device::alloc_from_u32)); a device whose kernels can
+    /// read host memory shares the array instead (see [`shares_graph`](Device::shares_graph)).
+    fn graph_u32(&mut self, what: &str, elems: &Shared<u32>) -> Result<Self::Buffer, RunError> {
+        self.alloc_from_u32(what, elems)
+    }
+
+    /// [`graph_u32`](Device::graph_u32) for the graph's 64-bit row offsets.
+    fn graph_u64(&mut self, what: &str, elems: &Shared<u64>) -> Result<Self::Buffer, RunError> {
+        self.alloc_from(what, elems, 8)
+    }
+
+    /// Whether [`graph_u32`](Device::graph_u32) and [`graph_u64`](Device::graph_u64) share the host's arrays
+    /// rather than copy them: then they take none of the device's memory.
+    fn shares_graph(&self) -> bool {
+        false
     }
 
     /// Elements `start..start + len`, zero-extended. Called between launches only.
@@ -156,7 +167,7 @@ pub trait Device {
 }
 
 /// Inside an `impl Device for W`, where `W` wraps another device in field `$inner`: the memory methods of the
-/// trait (`memory_limit`, `alloc_zeroed`, `alloc_from` and its 32-bit forms, `read`, `write`, `fill`), forwarded
+/// trait (`memory_limit`, `alloc_zeroed`, `alloc_from` and its 32-bit form, the graph's arrays, `read`, `write`, `fill`), forwarded
 /// to it, so a wrapper (an instrumented or scripted device: the tests have several) writes only the methods it
 /// changes. `W::Buffer` must be the inner device's buffer type.
 #[macro_export]
@@ -178,13 +189,16 @@ macro_rules! forward_device_memory {
             self.$inner.alloc_from_u32(what, elems)
         }
 
-        fn alloc_u32s_with(
-            &mut self,
-            what: &str,
-            len: usize,
-            fill: &dyn Fn(&mut [u32]),
-        ) -> Result<Self::Buffer, $crate::RunError> {
-            self.$inner.alloc_u32s_with(what, len, fill)
+        fn graph_u32(&mut self, what: &str, elems: &irgc_graph::Shared<u32>) -> Result<Self::Buffer, $crate::RunError> {
+            self.$inner.graph_u32(what, elems)
+        }
+
+        fn graph_u64(&mut self, what: &str, elems: &irgc_graph::Shared<u64>) -> Result<Self::Buffer, $crate::RunError> {
+            self.$inner.graph_u64(what, elems)
+        }
+
+        fn shares_graph(&self) -> bool {
+            self.$inner.shares_graph()
         }
 
         fn read(&self, buf: &Self::Buffer, size: usize, start: u64, len: u64) -> Result<Vec<u64>, $crate::RunError> {

@@ -57,8 +57,8 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<F
         let m = graph.col.len();
         let text = crate::output::format_value(ty, bits, "inf");
         graph.weights = Some(match ty {
-            Scalar::F32 | Scalar::F64 => Weights::Float(vec![to_f64(ty, bits); m]),
-            _ => Weights::Int(vec![to_i64(ty, bits); m]),
+            Scalar::F32 | Scalar::F64 => Weights::Float(vec![to_f64(ty, bits); m].into()),
+            _ => Weights::Int(vec![to_i64(ty, bits); m].into()),
         });
         notes.push(format!("weights: {graph_name} has none; every edge weighs {text}, the program's default"));
         changed = Some(graph);

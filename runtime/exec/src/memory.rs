@@ -4,18 +4,20 @@
 //! [`Memory::allocate`] checks every array against the device's memory before asking for it, so a program too big
 //! for the machine fails naming the array rather than with an allocator's message.
 //!
-//! On the CPU ([`Buffer`]) every buffer is a `Vec<AtomicU64>`: 8-byte words, so every element of every type is naturally aligned (the
-//! kernel ABI's promise), and kernels may write through the raw pointers the context hands them while the host
-//! holds only shared references (`AtomicU64` is an `UnsafeCell`, so that is sound). The host reads and writes
-//! elements with relaxed atomics, always between launches, so no ordering is needed beyond the thread pool's
-//! join. Elements are packed little-endian within words as the ABI specifies: one byte per `bool`, four bytes per
-//! 32-bit type, eight per 64-bit type.
+//! On the CPU ([`Buffer`]) a buffer is a `Vec<AtomicU64>`: 8-byte words, so every element of every type is
+//! naturally aligned (the kernel ABI's promise), and kernels may write through the raw pointers the context hands
+//! them while the host holds only shared references (`AtomicU64` is an `UnsafeCell`, so that is sound). The host
+//! reads and writes elements with relaxed atomics, always between launches, so no ordering is needed beyond the
+//! thread pool's join. Elements are packed little-endian within words as the ABI specifies: one byte per `bool`,
+//! four bytes per 32-bit type, eight per 64-bit type. The graph's arrays are the exception: kernels only read them,
+//! so a CPU run reads the graph's own ([`Shared`]) where they are, with no copy, until the host changes one
+//! (`G.contract`), which then gets a copy of its own.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use irgc_artifact::{Artifact, Scalar, Shape};
-use irgc_graph::{Csr, Weights};
+use irgc_graph::{Csr, Shared, Weights};
 use rayon::prelude::*;
 
 use crate::device::{Device, DeviceBuffer};
@@ -26,13 +28,22 @@ use crate::eval::{eval, from_f64, StaticEnv};
 /// mistake in the program (a dense array over the edges, say) rather than a real need.
 pub const MAX_ARRAY_BYTES: u64 = 1 << 40;
 
-// Buffers are viewed as host integers in places (`Buffer::from_u32s_with`), and the CPU backend's kernels load
+// The graph's arrays are shared as host integers (`Buffer::sharing_u32s`), and the CPU backend's kernels load
 // elements at byte offsets: both take the host for the kernel ABI's little-endian.
 const _: () = assert!(cfg!(target_endian = "little"), "irgc's CPU runtime needs a little-endian host");
 
-/// A buffer of 8-byte words holding packed elements.
+/// A buffer of packed elements: 8-byte words of its own, or an array of the graph that it shares.
 pub struct Buffer {
-    words: Vec<AtomicU64>,
+    storage: Storage,
+}
+
+enum Storage {
+    Words(Vec<AtomicU64>),
+    /// A graph array (edges, sources), read in place. Kernels only read it; the host copies it into words of its
+    /// own before it writes ([`Buffer::words_mut`]).
+    Graph32(Shared<u32>),
+    /// The graph's row offsets.
+    Graph64(Shared<u64>),
 }
 
 /// Asks the kernel to back a large allocation with transparent huge pages (`MADV_HUGEPAGE`: on systems where THP
@@ -68,7 +79,7 @@ impl Buffer {
         let (ptr, len, cap) = (zeros.as_ptr() as *mut AtomicU64, zeros.len(), zeros.capacity());
         // SAFETY: `AtomicU64` has the size, alignment and bit validity of `u64` (its documentation guarantees the
         // same in-memory representation), and the vector's allocation is handed over whole, once.
-        Buffer { words: unsafe { Vec::from_raw_parts(ptr, len, cap) } }
+        Buffer::words(unsafe { Vec::from_raw_parts(ptr, len, cap) })
     }
 
     /// A buffer holding 32-bit `vals` (the graph's edge targets and sources), packed two per word in parallel
@@ -79,22 +90,21 @@ impl Buffer {
         let mut out = Vec::with_capacity(vals.len().div_ceil(2));
         huge_pages(&out);
         out.par_extend(words);
-        Buffer { words: out }
+        Buffer::words(out)
     }
 
-    /// A buffer of `len` 32-bit elements that `fill` writes in place (the graph's edge sources, computed straight
-    /// into the run's memory rather than into a vector that is then copied).
-    #[allow(unsafe_code)] // Viewing the words as `u32`s; the safety argument is below.
-    pub fn from_u32s_with(len: usize, fill: impl FnOnce(&mut [u32])) -> Buffer {
-        let mut buf = Buffer::zeroed(len as u64, 4);
-        let words: &mut [AtomicU64] = &mut buf.words;
-        // SAFETY: the words are `len.div_ceil(2)` initialised `AtomicU64`s (the representation of `u64`), borrowed
-        // mutably here, so nothing else reads or writes them while the view lives; `u32` needs less alignment than
-        // `u64` and has no invalid bit patterns; `len` u32s fit in those words. Element `i` of 4 bytes is bits
-        // `32 (i % 2)..` of word `i / 2` (`locate`), which is `u32` number `i` of the words' little-endian bytes.
-        let view = unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u32, len) };
-        fill(view);
-        buf
+    /// A buffer that reads the graph's 32-bit array `vals` in place.
+    pub fn sharing_u32s(vals: &Shared<u32>) -> Buffer {
+        Buffer { storage: Storage::Graph32(vals.clone()) }
+    }
+
+    /// A buffer that reads the graph's 64-bit array `vals` in place.
+    pub fn sharing_u64s(vals: &Shared<u64>) -> Buffer {
+        Buffer { storage: Storage::Graph64(vals.clone()) }
+    }
+
+    fn words(words: Vec<AtomicU64>) -> Buffer {
+        Buffer { storage: Storage::Words(words) }
     }
 
     /// A buffer holding `vals` as elements of `elem_size` bytes (each value's low bytes).
@@ -107,53 +117,80 @@ impl Buffer {
                 AtomicU64::new(w)
             })
             .collect();
-        Buffer { words }
+        Buffer::words(words)
     }
 
     /// The address kernels see.
     pub fn addr(&self) -> u64 {
-        self.words.as_ptr() as u64
+        match &self.storage {
+            Storage::Words(w) => w.as_ptr() as u64,
+            Storage::Graph32(a) => a.as_ptr() as u64,
+            Storage::Graph64(a) => a.as_ptr() as u64,
+        }
     }
 
-    /// Size in bytes.
+    /// Size in bytes (whole words).
     pub fn bytes(&self) -> u64 {
-        self.words.len() as u64 * 8
+        match &self.storage {
+            Storage::Words(w) => w.len() as u64 * 8,
+            Storage::Graph32(a) => (a.len() as u64).div_ceil(2) * 8,
+            Storage::Graph64(a) => a.len() as u64 * 8,
+        }
     }
 
-    pub fn word(&self, i: usize) -> u64 {
-        self.words[i].load(Relaxed)
-    }
-
-    pub fn set_word(&self, i: usize, v: u64) {
-        self.words[i].store(v, Relaxed)
+    /// The words, to write: a shared graph array is first copied into words of this buffer's own (so the graph,
+    /// and any other run reading it, never sees the change). The address changes then; the caller re-syncs the
+    /// context (`context::sync_memory`), as after `G.contract`.
+    fn words_mut(&mut self) -> &[AtomicU64] {
+        match &self.storage {
+            Storage::Words(_) => {}
+            Storage::Graph32(a) => *self = Buffer::from_u32s(a),
+            Storage::Graph64(a) => {
+                *self = Buffer::words(a.par_iter().with_min_len(1 << 14).map(|&x| AtomicU64::new(x)).collect())
+            }
+        }
+        match &self.storage {
+            Storage::Words(w) => w,
+            Storage::Graph32(_) | Storage::Graph64(_) => unreachable!("copied into words above"),
+        }
     }
 
     /// Element `i` of an array of `elem_size`-byte elements, zero-extended. The caller checks `i` against the
     /// array's length; this only checks the buffer.
     pub fn load(&self, elem_size: usize, i: u64) -> u64 {
-        let (word, shift) = locate(elem_size, i);
-        (self.word(word) >> shift) & mask(elem_size)
+        match &self.storage {
+            Storage::Words(w) => {
+                let (word, shift) = locate(elem_size, i);
+                (w[word].load(Relaxed) >> shift) & mask(elem_size)
+            }
+            // Graph arrays are read with their own element size; another size reads their little-endian bytes.
+            Storage::Graph32(a) if elem_size == 4 => a[i as usize] as u64,
+            Storage::Graph64(a) if elem_size == 8 => a[i as usize],
+            Storage::Graph32(a) => load_bytes(a, 4, elem_size, i),
+            Storage::Graph64(a) => load_bytes(a, 8, elem_size, i),
+        }
     }
 
-    pub fn store(&self, elem_size: usize, i: u64, bits: u64) {
+    pub fn store(&mut self, elem_size: usize, i: u64, bits: u64) {
         let (word, shift) = locate(elem_size, i);
         let m = mask(elem_size) << shift;
+        let w = &self.words_mut()[word];
         if elem_size == 8 {
-            self.set_word(word, bits);
+            w.store(bits, Relaxed);
         } else {
-            let old = self.word(word);
-            self.set_word(word, (old & !m) | ((bits << shift) & m));
+            let old = w.load(Relaxed);
+            w.store((old & !m) | ((bits << shift) & m), Relaxed);
         }
     }
 
     /// Sets every element of the buffer to `bits` (in parallel: fills of node arrays happen every round in some
     /// programs).
-    pub fn fill(&self, elem_size: usize, bits: u64) {
+    pub fn fill(&mut self, elem_size: usize, bits: u64) {
         let mut pattern = 0u64;
         for k in 0..8 / elem_size {
             pattern |= (bits & mask(elem_size)) << (k * elem_size * 8);
         }
-        self.words.par_iter().with_min_len(1 << 14).for_each(|w| w.store(pattern, Relaxed));
+        self.words_mut().par_iter().with_min_len(1 << 14).for_each(|w| w.store(pattern, Relaxed));
     }
 
     /// Elements `0..len`, zero-extended.
@@ -174,6 +211,17 @@ fn mask(elem_size: usize) -> u64 {
     } else {
         (1u64 << (elem_size * 8)) - 1
     }
+}
+
+/// Element `i` of `elem_size` bytes from the little-endian bytes of `vals`, whose elements have `size` bytes; zero
+/// past the end (as a word buffer's padding reads).
+fn load_bytes<T: Copy + Into<u64>>(vals: &[T], size: usize, elem_size: usize, i: u64) -> u64 {
+    let start = i as usize * elem_size;
+    (0..elem_size).fold(0, |acc, k| {
+        let byte = start + k;
+        let b = vals.get(byte / size).map_or(0, |&x| (x.into() >> (8 * (byte % size))) & 0xFF);
+        acc | b << (8 * k)
+    })
 }
 
 fn locate(elem_size: usize, i: u64) -> (usize, u32) {
@@ -411,10 +459,13 @@ impl<B: DeviceBuffer> Memory<B> {
             now - std::mem::replace(&mut last, now)
         };
         let mut budget = Budget { limit: dev.memory_limit(), used: 0, kind: dev.memory_name() };
-        budget.take("the graph's row offsets", word_bytes(n + 1, 8))?;
-        budget.take("the graph's edges", word_bytes(m, 4))?;
-        let row_start = dev.alloc_from("the graph's row offsets", &graph.row_start, 8)?;
-        let col = dev.alloc_from_u32("the graph's edges", &graph.col)?;
+        // A device that shares the host's graph arrays takes no memory for them.
+        let shares = dev.shares_graph();
+        let graph_bytes = |bytes| if shares { Some(0) } else { bytes };
+        budget.take("the graph's row offsets", graph_bytes(word_bytes(n + 1, 8)))?;
+        budget.take("the graph's edges", graph_bytes(word_bytes(m, 4)))?;
+        let row_start = dev.graph_u64("the graph's row offsets", &graph.row_start)?;
+        let col = dev.graph_u32("the graph's edges", &graph.col)?;
         setup.graph = lap();
 
         let weight_ty = artifact.graph.as_ref().and_then(|g| g.weight);
@@ -424,16 +475,21 @@ impl<B: DeviceBuffer> Memory<B> {
                 budget.take("the graph's weights", word_bytes(m, ty.size()))?;
                 let what = "the graph's weights";
                 Some(match ty.size() {
-                    4 => dev.alloc_from_u32(what, &convert_weights_u32(graph, graph_name, ty)?)?,
+                    // Converted once per graph and type, and kept with it (like the edge sources).
+                    4 => {
+                        let converted =
+                            graph.converted_weights(ty.name(), |g| convert_weights_u32(g, graph_name, ty))?;
+                        dev.graph_u32(what, &converted)?
+                    }
                     size => dev.alloc_from(what, &convert_weights(graph, graph_name, ty)?, size)?,
                 })
             }
         };
         setup.weights = lap();
         let sources = if artifact.needs_sources {
+            // Computed once per graph and kept with it: a device that shares them takes only the graph's memory.
             budget.take("the graph's edge sources", word_bytes(m, 4))?;
-            let m = graph.col.len();
-            Some(dev.alloc_u32s_with("the graph's edge sources", m, &|out| graph.sources_into(out))?)
+            Some(dev.graph_u32("the graph's edge sources", &graph.shared_sources())?)
         } else {
             None
         };
@@ -622,24 +678,36 @@ fn first_bad_weight(graph: &Csr, graph_name: &str, ty: Scalar, w: &Weights, fits
 
 #[cfg(test)]
 mod tests {
+    use irgc_graph::Shared;
+
     use super::Buffer;
 
     #[test]
-    fn u32_buffers_filled_in_place_hold_the_elements_the_kernels_read() {
-        for len in [0usize, 1, 2, 5, 100_001] {
-            let vals: Vec<u32> = (0..len as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-            let filled = Buffer::from_u32s_with(len, |out| out.copy_from_slice(&vals));
-            let copied = Buffer::from_u32s(&vals);
-            for (i, &v) in vals.iter().enumerate() {
-                assert_eq!(filled.load(4, i as u64), v as u64, "element {i} of {len}");
-            }
-            assert_eq!(filled.bytes(), copied.bytes());
-        }
+    fn shared_graph_arrays_read_in_place_and_are_copied_before_a_write() {
+        let vals: Shared<u32> = (0..1001u32).map(|i| i.wrapping_mul(2_654_435_761)).collect::<Vec<_>>().into();
+        let mut b = Buffer::sharing_u32s(&vals);
+        assert_eq!(b.addr(), vals.as_ptr() as u64, "no copy");
+        assert_eq!(b.bytes(), Buffer::from_u32s(&vals).bytes());
+        assert!((0..1001).all(|i| b.load(4, i) == vals[i as usize] as u64));
+        // Read as 8-byte elements: two 32-bit values per element, the last padded with zero.
+        assert_eq!(b.load(8, 1), vals[2] as u64 | (vals[3] as u64) << 32);
+        assert_eq!(b.load(8, 500), vals[1000] as u64);
+        b.store(4, 7, 42);
+        assert_ne!(b.addr(), vals.as_ptr() as u64, "copied before the write");
+        assert_eq!((b.load(4, 6), b.load(4, 7), b.load(4, 8)), (vals[6] as u64, 42, vals[8] as u64));
+        assert_eq!(vals[7], 7u32.wrapping_mul(2_654_435_761), "the graph's array is unchanged");
+
+        let offsets: Shared<u64> = vec![0, 3, u64::MAX, 9].into();
+        let mut r = Buffer::sharing_u64s(&offsets);
+        assert_eq!((r.load(8, 2), r.load(4, 5), r.load(1, 24)), (u64::MAX, 0xFFFF_FFFF, 9));
+        r.fill(8, 5);
+        assert_eq!(r.to_elems(8, 4), vec![5; 4]);
+        assert_eq!(*offsets, vec![0, 3, u64::MAX, 9]);
     }
 
     #[test]
     fn zeroed_buffers_read_zero_and_take_stores() {
-        let b = Buffer::zeroed(1 << 20, 4);
+        let mut b = Buffer::zeroed(1 << 20, 4);
         assert_eq!(b.bytes(), 4 << 20);
         assert!((0..1u64 << 20).step_by(4099).all(|i| b.load(4, i) == 0));
         b.store(4, 12345, 0xDEAD_BEEF);

@@ -45,9 +45,9 @@ fn weights_convert_to_the_declared_type() {
 #[test]
 fn float_weights_become_integers_only_when_integral() {
     let mut g = weighted(3, &[(0, 1, 0), (1, 2, 0)], false);
-    g.weights = Some(Weights::Float(vec![2.0, 7.0]));
+    g.weights = Some(Weights::Float(vec![2.0, 7.0].into()));
     assert_eq!(convert_weights(&g, "g", T::U64).unwrap(), vec![2, 7]);
-    g.weights = Some(Weights::Float(vec![2.0, 7.5]));
+    g.weights = Some(Weights::Float(vec![2.0, 7.5].into()));
     let err = convert_weights(&g, "g.mtx", T::U32).unwrap_err();
     assert_eq!(
         err.to_string(),

@@ -55,7 +55,7 @@ pub fn assemble(edges: EdgeList, weights: WeightSpec, seed: u64) -> Csr {
         next[lo as usize] += 1;
     }
     drop(keys);
-    let mut csr = Csr { row_start, col, weights: None, labels };
+    let mut csr = Csr::new(row_start, col, None, labels);
     csr.weights = weights.for_csr(&csr, seed);
     csr
 }

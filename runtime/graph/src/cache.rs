@@ -199,8 +199,8 @@ pub fn load_cache(path: &Path) -> Result<Csr, LoadError> {
     }
     col.truncate(m as usize);
     let weights = match wkind {
-        1 => Some(Weights::Int(r.words(m, |w| w as i64).map_err(io)?)),
-        2 => Some(Weights::Float(r.words(m, f64::from_bits).map_err(io)?)),
+        1 => Some(Weights::Int(r.words(m, |w| w as i64).map_err(io)?.into())),
+        2 => Some(Weights::Float(r.words(m, f64::from_bits).map_err(io)?.into())),
         _ => None,
     };
     let labels =
@@ -211,7 +211,7 @@ pub fn load_cache(path: &Path) -> Result<Csr, LoadError> {
     if u64::from_le_bytes(stored) != computed {
         return Err(bad("checksum mismatch"));
     }
-    let g = Csr { row_start, col, weights, labels };
+    let g = Csr::new(row_start, col, weights, labels);
     g.check_invariants().map_err(|e| bad(&e))?;
     Ok(g)
 }

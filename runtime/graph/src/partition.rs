@@ -81,16 +81,13 @@ impl Csr {
 
     /// Edges `lo..hi` over all nodes.
     fn edge_slice(&self, lo: usize, hi: usize) -> Csr {
-        let row_start = self.row_start.iter().map(|&r| (r as usize).clamp(lo, hi) as u64 - lo as u64).collect();
-        Csr {
-            row_start,
-            col: self.col[lo..hi].to_vec(),
-            weights: self.weights.as_ref().map(|w| match w {
-                Weights::Int(v) => Weights::Int(v[lo..hi].to_vec()),
-                Weights::Float(v) => Weights::Float(v[lo..hi].to_vec()),
-            }),
-            labels: self.labels.clone(),
-        }
+        let row_start: Vec<u64> =
+            self.row_start.iter().map(|&r| (r as usize).clamp(lo, hi) as u64 - lo as u64).collect();
+        let weights = self.weights.as_ref().map(|w| match w {
+            Weights::Int(v) => Weights::Int(v[lo..hi].to_vec().into()),
+            Weights::Float(v) => Weights::Float(v[lo..hi].to_vec().into()),
+        });
+        Csr::new(row_start, self.col[lo..hi].to_vec(), weights, self.labels.clone())
     }
 }
 

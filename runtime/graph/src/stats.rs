@@ -321,10 +321,10 @@ mod tests {
     #[test]
     fn float_weights_skip_nan() {
         assert_eq!(
-            weight_range(&Weights::Float(vec![2.0, f64::NAN, -1.5])),
+            weight_range(&Weights::Float(vec![2.0, f64::NAN, -1.5].into())),
             WeightRange::Float { min: Some(-1.5), max: Some(2.0), nan: 1 }
         );
-        assert_eq!(weight_range(&Weights::Int(vec![3, -7])), WeightRange::Int { min: -7, max: 3 });
+        assert_eq!(weight_range(&Weights::Int(vec![3, -7].into())), WeightRange::Int { min: -7, max: 3 });
     }
 
     #[test]

@@ -95,8 +95,8 @@ impl Csr {
         }
         el.weights = match (&self.weights, ints) {
             (None, _) => None,
-            (Some(_), true) => Some(crate::Weights::Int(wi)),
-            (Some(_), false) => Some(crate::Weights::Float(wf)),
+            (Some(_), true) => Some(crate::Weights::Int(wi.into())),
+            (Some(_), false) => Some(crate::Weights::Float(wf.into())),
         };
         el.labels = self.labels.clone();
         el.into_csr(BuildOptions::default())
@@ -107,7 +107,7 @@ impl Csr {
     pub fn symmetrized(&self) -> Csr {
         let mut el = EdgeList::new(self.num_nodes());
         el.src = self.sources();
-        el.dst = self.col.clone();
+        el.dst = self.col.to_vec();
         el.weights = self.weights.clone();
         el.labels = self.labels.clone();
         el.into_csr(BuildOptions { symmetrize: true, drop_self_loops: true, dedupe: true })
@@ -134,13 +134,13 @@ mod tests {
             el.src.push(a);
             el.dst.push(b);
         }
-        el.weights = Some(crate::Weights::Int(vec![5, 5, 7, 3, 9]));
+        el.weights = Some(crate::Weights::Int(vec![5, 5, 7, 3, 9].into()));
         let g = el.into_csr(BuildOptions::default());
         assert_eq!(g.asymmetric_weight(), Some((1, 2, 7.0, 3.0)));
         let u = g.undirected_min_weights();
         assert_eq!(u.asymmetric_weight(), None);
         assert_eq!(u.col, vec![1, 0, 2, 1]);
-        assert_eq!(u.weights, Some(crate::Weights::Int(vec![5, 5, 3, 3])));
+        assert_eq!(u.weights, Some(crate::Weights::Int(vec![5, 5, 3, 3].into())));
     }
 
     #[test]

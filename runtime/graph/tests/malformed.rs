@@ -263,7 +263,7 @@ fn galois_truncated() {
         num_nodes: 3,
         src: vec![0, 1, 2],
         dst: vec![1, 2, 0],
-        weights: Some(irgc_graph::Weights::Int(vec![4, 5, 6])),
+        weights: Some(irgc_graph::Weights::Int(vec![4, 5, 6].into())),
         labels: irgc_graph::NodeLabels::Offset(0),
     }
     .into_csr(Default::default());

@@ -34,7 +34,7 @@ fn undirected(weighted: bool) -> Csr {
         e.extend([(u, v), (v, u)]);
         w.extend([x, x]);
     }
-    graph(6, &e, weighted.then_some(Weights::Int(w)), NodeLabels::Offset(0))
+    graph(6, &e, weighted.then_some(Weights::Int(w.into())), NodeLabels::Offset(0))
 }
 
 fn load(path: &Path) -> Csr {
@@ -70,8 +70,8 @@ fn directed_formats_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     for weights in [
         None,
-        Some(Weights::Int(vec![5, -6, 7, 8, 9, 10, 11, 1 << 40])),
-        Some(Weights::Float(vec![0.5, 1.0, -2.25, 1e300, 3.0, 0.1, 7.0, 8.5])),
+        Some(Weights::Int(vec![5, -6, 7, 8, 9, 10, 11, 1 << 40].into())),
+        Some(Weights::Float(vec![0.5, 1.0, -2.25, 1e300, 3.0, 0.1, 7.0, 8.5].into())),
     ] {
         let g = directed(weights.clone());
         for (format, name) in [
@@ -99,7 +99,7 @@ fn directed_formats_round_trip() {
                 let what = format!("{format} {name}{suffix} weights {:?}", weights.as_ref().map(|_| ()));
                 if format == Format::Dimacs && weights.is_none() {
                     // DIMACS arcs always carry a weight; unweighted graphs are written with weight 1.
-                    assert_eq!(back.weights, Some(Weights::Int(vec![1; g.col.len()])), "{what}");
+                    assert_eq!(back.weights, Some(Weights::Int(vec![1; g.col.len()].into())), "{what}");
                     assert_eq!((&back.row_start, &back.col), (&g.row_start, &g.col), "{what}");
                 } else {
                     assert_same_structure(&g, &back, &what);
@@ -118,7 +118,7 @@ fn directed_formats_round_trip() {
 #[test]
 fn explicit_labels_survive_edge_lists_and_ldbc() {
     let dir = tempfile::tempdir().unwrap();
-    let mut g = directed(Some(Weights::Int(vec![1, 2, 3, 4, 5, 6, 7, 8])));
+    let mut g = directed(Some(Weights::Int(vec![1, 2, 3, 4, 5, 6, 7, 8].into())));
     g.labels = NodeLabels::Explicit(vec![900, 7, 123_456_789_012, 55, 3]);
     let e = dir.path().join("g.e.xz");
     write_graph(&g, Format::Ldbc, &e).unwrap();
@@ -166,7 +166,7 @@ fn undirected_formats_round_trip() {
 #[test]
 fn formats_that_cannot_hold_float_weights_refuse_them() {
     let dir = tempfile::tempdir().unwrap();
-    let g = directed(Some(Weights::Float(vec![0.5; 8])));
+    let g = directed(Some(Weights::Float(vec![0.5; 8].into())));
     let err = write_graph(&g, Format::Metis, &dir.path().join("g.graph")).unwrap_err();
     insta::assert_snapshot!(err.to_string(), @"g.graph: METIS edge weights must be integers; this graph has float weights");
     assert!(!dir.path().join("g.graph").exists(), "no half-written file");
@@ -191,7 +191,8 @@ fn galois_binary_is_told_from_text_by_content() {
 #[test]
 fn cache_round_trips_every_kind() {
     let dir = tempfile::tempdir().unwrap();
-    let mut explicit = directed(Some(Weights::Float(vec![0.5, 1.0, -2.25, 1e300, f64::INFINITY, 0.1, 7.0, 8.5])));
+    let mut explicit =
+        directed(Some(Weights::Float(vec![0.5, 1.0, -2.25, 1e300, f64::INFINITY, 0.1, 7.0, 8.5].into())));
     explicit.labels = NodeLabels::Explicit(vec![10, 20, 30, 40, u64::MAX]);
     let empty = graph(0, &[], None, NodeLabels::Offset(1));
     for (i, g) in [directed(None), undirected(true), explicit, empty].iter().enumerate() {
@@ -282,10 +283,10 @@ fn mtx_symmetry_variants() {
     let sym = "%%MatrixMarket matrix coordinate integer symmetric\n3 3 3\n2 1 5\n3 3 7\n3 2 -1\n";
     let g = load_text("s.mtx", sym, &o);
     assert_eq!(edges_of(&g), [(0, 1), (1, 0), (1, 2), (2, 1), (2, 2)], "diagonal stored once");
-    assert_eq!(g.weights, Some(Weights::Int(vec![5, 5, -1, -1, 7])));
+    assert_eq!(g.weights, Some(Weights::Int(vec![5, 5, -1, -1, 7].into())));
     let skew = "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 1 1.5\n";
     let g = load_text("k.mtx", skew, &o);
-    assert_eq!(g.weights, Some(Weights::Float(vec![-1.5, 1.5])));
+    assert_eq!(g.weights, Some(Weights::Float(vec![-1.5, 1.5].into())));
 }
 
 #[test]
@@ -301,7 +302,7 @@ fn metis_format_codes() {
     // fmt 11: vertex weight, then (neighbour, weight) pairs; an empty line is an isolated node.
     let g = load_text("c.graph", "%c\n3 1 011\n5 2 9\n6 1 9\n7\n", &o);
     assert_eq!(edges_of(&g), [(0, 1), (1, 0)]);
-    assert_eq!(g.weights, Some(Weights::Int(vec![9, 9])));
+    assert_eq!(g.weights, Some(Weights::Int(vec![9, 9].into())));
     let g = load_text("d.graph", "3 1\n2\n1\n\n", &o);
     assert_eq!(g.num_nodes(), 3);
 }
@@ -310,7 +311,7 @@ fn metis_format_codes() {
 fn dimacs_variants() {
     let o = LoadOptions::default();
     let g = load_text("a.gr", "c x\np sp 3 2\na 1 2 4\na 3 1 2.5\n", &o);
-    assert_eq!(g.weights, Some(Weights::Float(vec![4.0, 2.5])), "a float weight widens the column");
+    assert_eq!(g.weights, Some(Weights::Float(vec![4.0, 2.5].into())), "a float weight widens the column");
     let g = load_text("b.gr", "a 1 2 4\na 3 1 2\n", &o);
     assert_eq!((g.num_nodes(), g.labels.clone()), (3, NodeLabels::Offset(1)), "no id 0: 1-based");
     let g = load_text("c.gr", "a 1 2 4\na 3 0 2\n", &o);
@@ -331,14 +332,14 @@ fn edge_list_numbering_and_header() {
     let g = load_text("d.txt", "6 3\n0 1\n1 2\n", &o);
     assert_eq!(g.num_edges(), 3);
     let g = load_text("e.wel", "0 1 2.5\n1 0 3\n", &o);
-    assert_eq!(g.weights, Some(Weights::Float(vec![2.5, 3.0])));
+    assert_eq!(g.weights, Some(Weights::Float(vec![2.5, 3.0].into())));
 }
 
 #[test]
 fn weight_options() {
     let pace = "p tw 4 3\n1 2\n2 3\n4 1\n";
     let constant = LoadOptions { weights: WeightSpec::Constant(9), ..Default::default() };
-    assert_eq!(load_text("a.gr", pace, &constant).weights, Some(Weights::Int(vec![9; 6])));
+    assert_eq!(load_text("a.gr", pace, &constant).weights, Some(Weights::Int(vec![9; 6].into())));
     let random = LoadOptions { weights: WeightSpec::UniformInt { lo: -3, hi: 1000, seed: 42 }, ..Default::default() };
     let g = load_text("a.gr", pace, &random);
     let Some(Weights::Int(w)) = &g.weights else { panic!() };

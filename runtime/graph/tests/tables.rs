@@ -45,7 +45,7 @@ fn csv_with_a_header_keeps_the_files_ids_and_reads_the_third_column_as_weights()
     let g = load("edges.csv", "src,dst,weight\n10,20,1.5\n20,30,2\n30,10,4\n");
     assert_eq!(g.labels, NodeLabels::Explicit(vec![10, 20, 30]));
     assert_eq!(labelled(&g), [(10, 20), (20, 30), (30, 10)]);
-    assert_eq!(g.weights, Some(Weights::Float(vec![1.5, 2.0, 4.0])));
+    assert_eq!(g.weights, Some(Weights::Float(vec![1.5, 2.0, 4.0].into())));
 }
 
 #[test]
@@ -55,7 +55,7 @@ fn csv_without_a_header_starts_at_the_first_row() {
     assert_eq!(g.weights, None);
     // Integer weights stay integers.
     let g = load("w.csv", "1,2,7\n2,3,-1\n");
-    assert_eq!(g.weights, Some(Weights::Int(vec![7, -1])));
+    assert_eq!(g.weights, Some(Weights::Int(vec![7, -1].into())));
     assert_eq!(g.labels, NodeLabels::Offset(1));
 }
 
@@ -70,7 +70,7 @@ fn a_non_numeric_third_column_is_not_a_weight_and_extra_columns_are_ignored() {
 fn tsv_with_a_header_loads() {
     let g = load("edges.tsv", "source\ttarget\tweight\n5\t6\t3\n6\t5\t4\n");
     assert_eq!(labelled(&g), [(5, 6), (6, 5)]);
-    assert_eq!(g.weights, Some(Weights::Int(vec![3, 4])));
+    assert_eq!(g.weights, Some(Weights::Int(vec![3, 4].into())));
     // SNAP-style comments, CRLF line ends, blanks around fields.
     let g = load("web.tsv", "# crawl\r\n% more\r\n0\t1 \r\n 1\t2\r\n\r\n2\t0\r\n");
     assert_eq!((g.num_nodes(), g.num_edges()), (3, 3));
@@ -82,7 +82,7 @@ fn whitespace_separated_tables_and_quoted_fields() {
     assert_eq!(labelled(&g), [(1, 2), (2, 3)]);
     let g = load("q.csv", "\"src\",\"dst\",\"w\"\n\"1\",\"2\",\"0.5\"\n2, 1 ,\"1e3\"\n");
     assert_eq!(labelled(&g), [(1, 2), (2, 1)]);
-    assert_eq!(g.weights, Some(Weights::Float(vec![0.5, 1000.0])));
+    assert_eq!(g.weights, Some(Weights::Float(vec![0.5, 1000.0].into())));
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn columns_by_name_and_by_index() {
     let table = "id,cost,to,from\n0,9,2,1\n1,8,3,2\n";
     let by_name = load_with("e.csv", table.as_bytes(), &cols("from,to,cost")).unwrap();
     assert_eq!(labelled(&by_name), [(1, 2), (2, 3)]);
-    assert_eq!(by_name.weights, Some(Weights::Int(vec![9, 8])));
+    assert_eq!(by_name.weights, Some(Weights::Int(vec![9, 8].into())));
     let by_index = load_with("e.csv", table.as_bytes(), &cols("3,2,1")).unwrap();
     assert_eq!(by_index, by_name);
     // Header names match case-insensitively when unambiguous; two columns read no weight.
@@ -105,7 +105,7 @@ fn columns_by_name_and_by_index() {
 fn a_column_selection_reads_a_plain_edge_list_as_a_table() {
     let g = load_with("e.txt", b"# ts u v\n100 1 2\n101 2 3\n", &cols("1,2,0")).unwrap();
     assert_eq!(labelled(&g), [(1, 2), (2, 3)]);
-    assert_eq!(g.weights, Some(Weights::Int(vec![100, 101])));
+    assert_eq!(g.weights, Some(Weights::Int(vec![100, 101].into())));
 }
 
 #[test]

@@ -67,7 +67,7 @@ impl P2p {
             el.dst.push(index[&f[1].parse::<u64>().unwrap()]);
             w.push(f[2].parse::<i64>().unwrap());
         }
-        el.weights = Some(Weights::Int(w));
+        el.weights = Some(Weights::Int(w.into()));
         el.labels = NodeLabels::Explicit(ids.clone());
         let directed = el.clone().into_csr(BuildOptions::default());
         // No dedupe: if both u -> v and v -> u are listed with different weights, the undirected graph keeps both

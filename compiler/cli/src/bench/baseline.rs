@@ -394,7 +394,7 @@ mod tests {
             el.dst.push(b);
             w.push(c);
         }
-        el.weights = Some(Weights::Int(w));
+        el.weights = Some(Weights::Int(w.into()));
         el.labels = NodeLabels::Offset(0);
         el.into_csr(BuildOptions { symmetrize: true, drop_self_loops: true, dedupe: true })
     }

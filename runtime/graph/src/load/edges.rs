@@ -113,8 +113,8 @@ impl WeightColumn {
 
     pub fn finish(self) -> Weights {
         match self.floats {
-            Some(f) => Weights::Float(f),
-            None => Weights::Int(self.ints),
+            Some(f) => Weights::Float(f.into()),
+            None => Weights::Int(self.ints.into()),
         }
     }
 }

@@ -80,7 +80,7 @@ pub(crate) fn apply(spec: WeightSpec, parsed: &mut Parsed) {
     let edges = &mut parsed.edges;
     match spec {
         WeightSpec::AsFile => {}
-        WeightSpec::Constant(c) => edges.weights = Some(Weights::Int(vec![c; edges.src.len()])),
+        WeightSpec::Constant(c) => edges.weights = Some(Weights::Int(vec![c; edges.src.len()].into())),
         WeightSpec::UniformInt { lo, hi, seed } => {
             let w = edges
                 .src

@@ -91,7 +91,7 @@ pub(crate) fn write_weight(out: &mut dyn Write, w: &Weights, e: usize) -> io::Re
 pub(crate) fn undirected_view(g: &Csr) -> Csr {
     let mut el = EdgeList::new(g.num_nodes());
     el.src = g.sources();
-    el.dst = g.col.clone();
+    el.dst = g.col.to_vec();
     el.weights = g.weights.clone();
     el.labels = g.labels.clone();
     el.into_csr(BuildOptions { symmetrize: true, drop_self_loops: true, dedupe: true })
