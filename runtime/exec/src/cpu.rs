@@ -21,6 +21,9 @@ use crate::{CpuKernels, RunOptions};
 /// The smallest chunk of iterations handed to one task: below it, scheduling costs more than the work.
 pub const MIN_CHUNK: u64 = 256;
 
+/// Spaces this small run on the calling thread: waking the pool's sleeping workers costs more than they would save.
+pub const INLINE_SPACE: u64 = 4096;
+
 /// The CPU: host memory and the kernels of the CPU backend.
 pub struct CpuDevice<'a> {
     kernels: &'a dyn CpuKernels,
@@ -135,8 +138,8 @@ fn run_space(
     let chunks = size.div_ceil(chunk);
     // SAFETY: see the module documentation; `lo..hi` lies within the space size computed for `ctx`.
     let run = |c: u64| unsafe { kernels.run(k, ctx, c * chunk, ((c + 1) * chunk).min(size)) };
-    if chunks == 1 {
-        return reduce_combine(op, ty, identity, run(0));
+    if size <= INLINE_SPACE {
+        return (0..chunks).fold(identity, |acc, c| reduce_combine(op, ty, acc, run(c)));
     }
     pool.install(|| (0..chunks).into_par_iter().map(run).reduce(|| identity, |a, b| reduce_combine(op, ty, a, b)))
 }
