@@ -136,6 +136,7 @@ fn pipes_and_reduction_loops_are_outlined() {
             "louvain_local",
             "suitor",
             "pagerank",
+            "pagerank_pull",
             "sssp_atomic",
             "sssp_harish",
             "sssp_worklist"

@@ -7,6 +7,7 @@ mod common;
 use common::*;
 
 const PAGERANK: &str = "programs/pagerank/pagerank.irg";
+const PAGERANK_PULL: &str = "programs/pagerank/pagerank_pull.irg";
 const TC: &str = "programs/tc/tc.irg";
 const BC: &str = "programs/bc/bc.irg";
 
@@ -46,6 +47,13 @@ fn every_gap_program_verifies_on_small_real_graphs() {
         }
     }
     run_verified(BC, &data("p2p-31.e.xz"), &["--param", "source=6"]);
+    // The pull form is for undirected graphs: a directed one is symmetrized first, with a note, and the ranks are
+    // checked against the PageRank of the graph it ran on.
+    for graph in ["astro-ph.graph.xz", "delaunay_n15.graph.xz", "email-Enron.txt.xz"] {
+        run_verified(PAGERANK_PULL, &data(graph), &[]);
+    }
+    let out = run_verified(PAGERANK_PULL, &data("wiki-Vote.txt.xz"), &[]);
+    assert!(out.contains("graph     symmetrized: the program needs an undirected graph"), "{out}");
 }
 
 #[test]
@@ -58,6 +66,7 @@ fn every_gap_program_verifies_on_generated_graphs() {
         "gen:grid:w=64,h=64,drop=0.25,seed=6",
     ] {
         run_verified(PAGERANK, graph, &[]);
+        run_verified(PAGERANK_PULL, graph, &[]);
         run_verified(TC, graph, &[]);
         // Node 0 is in the large component of each (else the check would hold trivially).
         let out = run_verified(BC, graph, &[]);
@@ -70,7 +79,7 @@ fn every_gap_program_verifies_on_generated_graphs() {
 fn a_road_network_verifies() {
     // Thousands of BFS levels for BC; few triangles; PageRank on a sparse, high-diameter graph.
     let g = &data("road-luxembourg-osm.mtx.xz");
-    for p in [PAGERANK, TC, BC] {
+    for p in [PAGERANK, PAGERANK_PULL, TC, BC] {
         run_verified(p, g, &[]);
     }
 }
@@ -106,6 +115,24 @@ fn wrong_pagerank_is_caught() {
     caught(PAGERANK, "", "", g, &["--param", "max_iters=3"]);
     // Every rank off by a little: 1e-5 at each of 7,115 nodes is 0.07 in L1.
     caught(PAGERANK, "let r = base + damping", "let r = 0.00001 + base + damping", g, &[]);
+
+    // The pull form: shares not divided by the degree, and a share read from the node itself.
+    let g = &data("astro-ph.graph.xz");
+    caught(PAGERANK_PULL, "rank[u] / (d as f64)", "rank[u]", g, &[]);
+    caught(PAGERANK_PULL, "sum += share[G.dst(e)];", "sum += share[v];", g, &[]);
+}
+
+#[test]
+fn pulled_and_pushed_pagerank_agree_and_the_pull_is_the_same_every_run() {
+    // Both stop at the same tolerance, so they take the same number of rounds on the same graph; the pull adds in
+    // a fixed order, so its output is identical from run to run (the push's float atomics are not).
+    let g = "gen:rmat:scale=12,ef=16,seed=7";
+    let push = run_verified(PAGERANK, g, &[]);
+    let pull = run_verified(PAGERANK_PULL, g, &["--threads", "2"]);
+    assert_eq!(printed(&push, "iters"), printed(&pull, "iters"));
+    let digest = |out: &str| out.lines().find(|l| l.starts_with("digest")).unwrap().to_string();
+    let again = run_verified(PAGERANK_PULL, g, &["--threads", "2"]);
+    assert_eq!(digest(&pull), digest(&again));
 }
 
 #[test]
