@@ -55,7 +55,7 @@ class Program:
         return dict(self._native.outputs)
 
     def run(self, graph, backend="cpu", params=None, verify=False, threads=None, *, weight="weight",
-            max_launches=None, arch=None, check_bounds=None, devices=1, gpus=None):
+            max_launches=None, arch=None, check_bounds=None, devices=1, gpus=None, partition="edges"):
         """Runs the program on ``graph`` (anything ``irgc.graph`` takes; ``weight`` is passed to it).
 
         ``backend``: "cpu" (Cranelift, ``threads`` worker threads, default one per core) or "cuda" (GPU 0;
@@ -66,6 +66,8 @@ class Program:
         bound at the first bad one. ``devices=N`` splits the edges into N parts, runs the program on each and
         merges the results with its ``merge`` block (CPU devices one after another; with "cuda", GPUs 0..N-1 at
         once, or the ordinals ``gpus`` lists, e.g. ``gpus=[0, 1]``; a GPU listed twice holds two devices).
+        ``partition`` says where the edges are cut: "edges" (equal edge counts, the default) or "lower-edges"
+        (equal counts of the edges that lead to a smaller node: the ones union-find CC programs hook).
         Returns a ``Result``.
         """
         g = _as_graph(graph, weight=weight)
@@ -78,7 +80,7 @@ class Program:
         if gpus is not None:
             options["gpus"] = [int(x) for x in gpus]
         raw = self._native.run(g._native, backend, given, bool(verify), threads, arch=arch, devices=int(devices),
-                               **options)
+                               partition=partition, **options)
         return Result(raw, g)
 
     def _param_text(self, g, name, value):

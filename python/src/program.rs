@@ -209,7 +209,8 @@ impl Program {
     /// Runs the program on `graph`. `params` are `(name, value)` texts as `--param` takes them (node values as the
     /// graph's ids, or `#i` for index i); returns a dict the Python layer turns into a `Result`.
     #[pyo3(signature = (graph, backend="cpu", params=Vec::new(), verify=false, threads=None,
-                        max_launches=DEFAULT_MAX_LAUNCHES, arch=None, check_bounds=None, devices=1, gpus=None))]
+                        max_launches=DEFAULT_MAX_LAUNCHES, arch=None, check_bounds=None, devices=1, gpus=None,
+                        partition="edges"))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -224,6 +225,7 @@ impl Program {
         check_bounds: Option<bool>,
         devices: usize,
         gpus: Option<Vec<usize>>,
+        partition: &str,
     ) -> PyResult<Bound<'py, PyDict>> {
         // As `irgc run`: checked by default on the CPU, and on the GPU when verifying.
         let check_bounds = check_bounds.unwrap_or(verify || backend != "cuda");
@@ -246,6 +248,12 @@ impl Program {
             }
             _ => {}
         }
+        // As `irgc run --partition`.
+        let partition = match partition {
+            "edges" => irgc_graph::Partition::Edges,
+            "lower-edges" => irgc_graph::Partition::LowerEdges,
+            other => return Err(bad(format!("partition must be \"edges\" or \"lower-edges\", not {other:?}"))),
+        };
         let placement = Placement { devices, gpus: gpus.unwrap_or_else(|| (0..devices).collect()) };
         match threads {
             Some(0) => return Err(bad("threads must be at least 1".into())),
@@ -262,7 +270,7 @@ impl Program {
             outline: !check_bounds,
             outline_loops: false,
             memory_limit: None,
-            partition: Default::default(),
+            partition,
         };
         let g = graph.get();
         let out = py.detach(|| {

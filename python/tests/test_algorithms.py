@@ -61,6 +61,11 @@ def test_components_on_several_devices_match_scipy(name):
     assert sum(p["edges"] for p in r.devices["parts"]) == a.nnz
     assert r.devices["at_once"] is False  # CPU devices take turns
     assert program(f"cc/{name}").run(a).devices is None
+    # Cut by lower edges: other cuts, the same partition.
+    lower = program(f"cc/{name}").run(a, devices=3, partition="lower-edges", verify=True)
+    assert same_partition(lower["parent"], ref)
+    edges = [p["edges"] for p in lower.devices["parts"]]
+    assert sum(edges) == a.nnz and edges != [p["edges"] for p in r.devices["parts"]]
 
 
 def test_device_options_that_do_not_fit_are_refused():
@@ -70,6 +75,8 @@ def test_device_options_that_do_not_fit_are_refused():
         p.run(g, gpus=[0, 1])
     with pytest.raises(ValueError, match="devices must be 1 to 1024"):
         p.run(g, devices=0)
+    with pytest.raises(ValueError, match="partition must be \"edges\" or \"lower-edges\""):
+        p.run(g, devices=2, partition="nodes")
     with pytest.raises(ValueError, match="gpus names 2 GPU"):
         p.run(g, backend="cuda", devices=3, gpus=[0, 0])
     with pytest.raises(irgc.RunError, match="declares no `merge`"):
