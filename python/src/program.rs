@@ -44,13 +44,13 @@ fn opt_options(disable: Vec<String>) -> PyResult<irgc_opt::Options> {
     Ok(o)
 }
 
-/// What a run produced, before it becomes Python objects (built while the GIL is released).
 /// Which devices a run uses: `devices` CPU devices, or one device on each of `gpus`.
 struct Placement {
     devices: usize,
     gpus: Vec<usize>,
 }
 
+/// What a run produced, before it becomes Python objects (built while the GIL is released).
 struct RunOutput {
     finished: Finished,
     outputs: Vec<outputs::Converted>,

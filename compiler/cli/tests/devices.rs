@@ -49,18 +49,7 @@ fn every_merging_cc_program_gives_the_single_device_partition_on_every_shared_gr
 fn any_device_count_verifies_and_reports_its_parts_and_merges() {
     // 300 nodes in 3 components plus isolated ones, so a merge has something to join.
     for devices in ["2", "4", "5", "8"] {
-        let o = irgc(&[
-            "run",
-            "programs/cc/ecl_cc.irg",
-            "--graph",
-            "gen:er:n=300,deg=1,seed=4",
-            "--devices",
-            devices,
-            "--verify",
-            "--json",
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let v = ecl_cc_json("gen:er:n=300,deg=1,seed=4", &["--devices", devices]);
         assert_eq!(v["devices"]["parts"].as_array().unwrap().len(), devices.parse::<usize>().unwrap());
         let rounds = (devices.parse::<f64>().unwrap()).log2().ceil() as u64;
         assert_eq!(v["devices"]["merge_rounds"], rounds);
@@ -140,20 +129,7 @@ fn a_merge_names_two_node_arrays_of_one_type_and_appears_once() {
 fn the_lower_edges_partition_verifies_and_cuts_elsewhere_than_equal_edges() {
     // R-MAT puts its hubs at small ids, so the downward edges sit late in the edge order.
     let parts = |partition: &str| {
-        let o = irgc(&[
-            "run",
-            "programs/cc/ecl_cc.irg",
-            "--graph",
-            "gen:rmat:scale=10,ef=8,seed=3",
-            "--devices",
-            "3",
-            "--partition",
-            partition,
-            "--verify",
-            "--json",
-        ]);
-        assert!(o.status.success(), "{partition}: {}", String::from_utf8_lossy(&o.stderr));
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let v = ecl_cc_json("gen:rmat:scale=10,ef=8,seed=3", &["--devices", "3", "--partition", partition]);
         assert_eq!(v["verification"]["ok"], true);
         v["devices"]["parts"].as_array().unwrap().iter().map(|p| p["edges"].as_u64().unwrap()).collect::<Vec<_>>()
     };
@@ -161,4 +137,14 @@ fn the_lower_edges_partition_verifies_and_cuts_elsewhere_than_equal_edges() {
     assert_eq!(edges.iter().sum::<u64>(), lower.iter().sum::<u64>());
     assert!(edges.iter().max().unwrap() - edges.iter().min().unwrap() <= 1, "{edges:?}");
     assert!(lower[0] > lower[2], "the first part should take more (mostly upward) edges: {lower:?}");
+}
+
+/// `irgc run programs/cc/ecl_cc.irg --graph GRAPH EXTRA --verify --json`, which must succeed: its summary.
+fn ecl_cc_json(graph: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["run", "programs/cc/ecl_cc.irg", "--graph", graph];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--verify", "--json"]);
+    let o = irgc(&args);
+    assert!(o.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
 }

@@ -145,9 +145,7 @@ impl Buffer {
         match &self.storage {
             Storage::Words(_) => {}
             Storage::Graph32(a) => *self = Buffer::from_u32s(a),
-            Storage::Graph64(a) => {
-                *self = Buffer::words(a.par_iter().with_min_len(1 << 14).map(|&x| AtomicU64::new(x)).collect())
-            }
+            Storage::Graph64(a) => *self = Buffer::from_elems(a, 8),
         }
         match &self.storage {
             Storage::Words(w) => w,
