@@ -46,6 +46,8 @@ pub struct CpuProgram {
     kernels: Vec<KernelCode>,
     /// Whether the kernels were compiled with bounds checks.
     check_bounds: bool,
+    /// Whether the kernels read the `src` slot (see [`CpuProgram::reads_sources`]).
+    reads_sources: bool,
 }
 
 // SAFETY: after `finalize_definitions` the JIT module is never touched again until it is dropped: the code is
@@ -55,8 +57,21 @@ unsafe impl Send for CpuProgram {}
 unsafe impl Sync for CpuProgram {}
 
 impl CpuProgram {
-    pub(crate) fn new(jit: JITModule, layout: Layout, kernels: Vec<KernelCode>, check_bounds: bool) -> CpuProgram {
-        CpuProgram { jit: Some(jit), layout, kernels, check_bounds }
+    pub(crate) fn new(
+        jit: JITModule,
+        layout: Layout,
+        kernels: Vec<KernelCode>,
+        check_bounds: bool,
+        reads_sources: bool,
+    ) -> CpuProgram {
+        CpuProgram { jit: Some(jit), layout, kernels, check_bounds, reads_sources }
+    }
+
+    /// Whether the kernels read the edge-source array (the `src` slot). A kernel over `G.edges` knows each
+    /// edge's source from walking the rows, so only `G.src` of another edge (say, one passed to a function, or
+    /// from an edge range) needs the array; when none does, the runtime need not build it.
+    pub fn reads_sources(&self) -> bool {
+        self.reads_sources
     }
 
     /// Whether the kernels were compiled with bounds checks (they then write the bounds report).

@@ -68,6 +68,8 @@ struct Gen<'m> {
     funcs: Vec<FuncId>,
     /// Whether accesses are bounds-checked (`--check-bounds`).
     check_bounds: bool,
+    /// Whether any function reads the edge-source array.
+    reads_sources: bool,
 }
 
 impl<'m> Gen<'m> {
@@ -159,8 +161,11 @@ impl<'m> Gen<'m> {
             returns: frame.returns,
             check_bounds: self.check_bounds,
             site_body: frame.site_body,
+            edge_walk: None,
+            reads_sources: false,
         };
         let results = build(&mut lw, &params)?;
+        self.reads_sources |= lw.reads_sources;
         lw.b.ins().return_(&results);
         lw.b.seal_all_blocks();
         lw.b.finalize(self.jit.target_config());
@@ -176,6 +181,7 @@ impl<'m> Gen<'m> {
 pub(crate) fn compile(m: &Module, check_bounds: bool) -> Result<CpuProgram, CpuError> {
     let mut g = Gen {
         check_bounds,
+        reads_sources: false,
         m,
         layout: layout_of(m),
         jit: jit()?,
@@ -253,5 +259,5 @@ pub(crate) fn compile(m: &Module, check_bounds: bool) -> Result<CpuProgram, CpuE
             size: g.jit.get_finalized_function(size),
         })
         .collect();
-    Ok(CpuProgram::new(g.jit, g.layout, kernels, g.check_bounds))
+    Ok(CpuProgram::new(g.jit, g.layout, kernels, g.check_bounds, g.reads_sources))
 }

@@ -278,7 +278,12 @@ impl Lower<'_, '_> {
         let wide = match q {
             GraphQuery::NumNodes => abi::slot(&mut self.b, ctx, Layout::NUM_NODES),
             GraphQuery::NumEdges => abi::slot(&mut self.b, ctx, Layout::NUM_EDGES),
+            GraphQuery::Src(e) if self.walked_edge(e) => {
+                let (_, source) = self.edge_walk.expect("walked_edge checked it");
+                return Ok(self.b.use_var(source));
+            }
             GraphQuery::Src(e) | GraphQuery::Dst(e) => {
+                self.reads_sources |= matches!(q, GraphQuery::Src(_));
                 let query = if matches!(q, GraphQuery::Src(_)) { "G.src" } else { "G.dst" };
                 let index = self.edge_index(e)?;
                 let e = self.checked_graph_index(index, true, query, e);
@@ -330,6 +335,11 @@ impl Lower<'_, '_> {
     }
 
     /// An edge id expression as an `i64` index.
+    /// Whether `e` is the edge variable of the kernel's row-by-row walk over `G.edges`.
+    fn walked_edge(&self, e: Handle<Expr>) -> bool {
+        matches!((self.edge_walk, &self.expr_of(e).kind), (Some((var, _)), ExprKind::Local(l)) if var == *l)
+    }
+
     fn edge_index(&mut self, e: Handle<Expr>) -> Result<Value, CpuError> {
         let ty = self.expr_of(e).ty;
         let v = self.expr(e)?;

@@ -20,7 +20,11 @@ use crate::CpuError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types as t, InstBuilder, Value};
 use irgc_artifact::{Layout, WorklistSlot};
-use irgc_front::ir::{DeviceBlock, DeviceOp, DeviceStmt, Handle, Kernel, Local, Scalar, Space, StmtKind};
+use irgc_front::ir::walk::visit_expr;
+use irgc_front::ir::{
+    Arena, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind, GraphQuery, Handle, Kernel, Local, Scalar,
+    Space, StmtKind,
+};
 use std::collections::HashSet;
 
 /// A parallel space with its bounds evaluated: `size` iterations, and what is needed to map an iteration
@@ -157,6 +161,11 @@ impl Lower<'_, '_> {
             self.reduction = Some((op, ty, acc));
         }
         match top_level(k) {
+            Some(DeviceOp::ForAll { vars, space: Space::Edges, body, .. })
+                if vars.len() == 1 && !body.iter().any(|s| writes(s, vars[0])) =>
+            {
+                self.walk_edges(vars[0], lo, hi, body)?;
+            }
             Some(DeviceOp::ForAll { vars, space, body, .. }) => {
                 let sp = self.prepare_space(space)?;
                 self.counted_loop(lo, hi, false, false, |me, i| {
@@ -179,6 +188,109 @@ impl Lower<'_, '_> {
                 types::to_bits(&mut self.b, ty, v)
             }
             None => self.b.ins().iconst(t::I64, 0),
+        })
+    }
+
+    /// Iterations `lo..hi` of `forall e in G.edges`, walked row by row: a binary search over the row offsets
+    /// finds the node whose row holds edge `lo`, then each row's edges in the chunk run as an inner loop. `G.src(e)`
+    /// reads that node rather than the runtime's edge-source array, which a program reading `G.src` only this way
+    /// never needs built (`CpuProgram::reads_sources`): on a graph of 128 M edges that array is 512 MB to write
+    /// before the first launch, and to read in every edge sweep.
+    ///
+    /// A body that is one `if` whose condition sees the edge only as `G.src(e)` (`if level[G.src(e)] == d { .. }`)
+    /// tests it once per row, and skips the row when it fails. Every iteration of the row reading the condition
+    /// before any of them runs its body is one of the parallel schedules the language allows (iterations run in
+    /// no particular order, and plain accesses of different iterations race), so this changes no result a program
+    /// may rely on; it turns a sweep over every edge into one over the rows that pass.
+    fn walk_edges(&mut self, var: Handle<Local>, lo: Value, hi: Value, body: &[DeviceStmt]) -> Result<(), CpuError> {
+        let ctx = self.ctx;
+        let rows = abi::slot(&mut self.b, ctx, Layout::ROW_START);
+        let n = abi::slot(&mut self.b, ctx, Layout::NUM_NODES);
+        // `row_start[i + 1]`, where row `i` ends.
+        let row_end = |b: &mut cranelift_frontend::FunctionBuilder, i: Value| {
+            let next = b.ins().iadd_imm_s(i, 1);
+            let addr = abi::element(b, rows, next, Scalar::Edge);
+            b.ins().load(t::I64, abi::flags(), addr, 0)
+        };
+        // The first node whose row ends after `lo`: the search keeps `row_end(a - 1) <= lo < row_end(z)`.
+        let (a, z) = (self.b.declare_var(t::I64), self.b.declare_var(t::I64));
+        let zero = self.b.ins().iconst(t::I64, 0);
+        self.b.def_var(a, zero);
+        self.b.def_var(z, n);
+        let (head, step, found) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(head);
+        let (av, zv) = (self.b.use_var(a), self.b.use_var(z));
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, av, zv);
+        self.b.ins().brif(more, step, &[], found, &[]);
+        self.b.switch_to_block(step);
+        let sum = self.b.ins().iadd(av, zv);
+        let mid = self.b.ins().ushr_imm_u(sum, 1);
+        let end = row_end(&mut self.b, mid);
+        let before = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, lo);
+        let after_mid = self.b.ins().iadd_imm_s(mid, 1);
+        let na = self.b.ins().select(before, after_mid, av);
+        let nz = self.b.ins().select(before, zv, mid);
+        self.b.def_var(a, na);
+        self.b.def_var(z, nz);
+        self.b.ins().jump(head, &[]);
+        self.b.switch_to_block(found);
+
+        // Per row: `node` and where its row ends; `at` is the first edge of the chunk in it.
+        let (node, ends, at, source) = (
+            self.b.declare_var(t::I64),
+            self.b.declare_var(t::I64),
+            self.b.declare_var(t::I64),
+            self.b.declare_var(t::I32),
+        );
+        let first = self.b.use_var(a);
+        self.b.def_var(node, first);
+        let first_end = row_end(&mut self.b, first);
+        self.b.def_var(ends, first_end);
+        self.b.def_var(at, lo);
+        let (row, next_row, exit) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.ins().jump(row, &[]);
+
+        // One row: its edges from `at` to `stop`, the row's end or the chunk's.
+        self.b.switch_to_block(row);
+        let u = self.b.use_var(node);
+        let s = self.b.ins().ireduce(t::I32, u);
+        self.b.def_var(source, s);
+        let row_ends = self.b.use_var(ends);
+        let stop = self.b.ins().umin(row_ends, hi);
+        let from = self.b.use_var(at);
+        self.edge_walk = Some((var, source));
+        let r = match row_test(self.body, body, var) {
+            Some((cond, then)) => {
+                let c = self.expr(cond)?;
+                self.if_else(c, |me| me.edge_loop(var, from, stop, then), |_| Ok(()))
+            }
+            None => self.edge_loop(var, from, stop, body),
+        };
+        self.edge_walk = None;
+        r?;
+        self.b.def_var(at, stop);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, stop, hi);
+        self.b.ins().brif(more, next_row, &[], exit, &[]);
+
+        // The next row that holds an edge: empty rows end where they start.
+        self.b.switch_to_block(next_row);
+        let u = self.b.use_var(node);
+        let u = self.b.ins().iadd_imm_s(u, 1);
+        self.b.def_var(node, u);
+        let e = row_end(&mut self.b, u);
+        self.b.def_var(ends, e);
+        let empty = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, e, stop);
+        self.b.ins().brif(empty, next_row, &[], row, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// Edges `from..stop` of the current row, running `body` for each.
+    fn edge_loop(&mut self, var: Handle<Local>, from: Value, stop: Value, body: &[DeviceStmt]) -> Result<(), CpuError> {
+        self.counted_loop(from, stop, false, false, |me, i| {
+            me.write_local(var, i);
+            me.block(body)
         })
     }
 
@@ -381,4 +493,36 @@ pub(crate) fn tile_homes(k: &Kernel) -> Option<(usize, usize, Vec<Option<usize>>
         })
         .collect();
     Some((threads.iter().map(|&n| n as usize).product(), next, homes))
+}
+
+/// Whether `s` or a statement nested in it assigns `local`.
+fn writes(s: &DeviceStmt, local: Handle<Local>) -> bool {
+    let mut found = false;
+    s.visit(&mut |t| found |= t.writes().contains(&local));
+    found
+}
+
+/// A row walk's body that is one `if c { then }` whose condition `c` sees the edge `var` only as `G.src(var)`
+/// (and otherwise reads params, kernel arguments and arrays): `(c, then)`, which the walk tests once per row.
+fn row_test<'b>(
+    exprs: &DeviceBody,
+    body: &'b [DeviceStmt],
+    var: Handle<Local>,
+) -> Option<(Handle<Expr>, &'b [DeviceStmt])> {
+    let [DeviceStmt { kind: StmtKind::If { cond, then, otherwise }, .. }] = body else { return None };
+    (otherwise.is_empty() && sees_only_source(&exprs.exprs, *cond, var)).then_some((*cond, then.as_slice()))
+}
+
+/// Whether `e` reads the local `var` only as the argument of `G.src`: every read of `var` in the tree is the
+/// operand of a `G.src`.
+fn sees_only_source(exprs: &Arena<Expr>, e: Handle<Expr>, var: Handle<Local>) -> bool {
+    let (mut reads, mut as_source) = (0, 0);
+    visit_expr(exprs, e, &mut |x| match &x.kind {
+        ExprKind::Local(l) if *l == var => reads += 1,
+        ExprKind::Graph(GraphQuery::Src(h)) if matches!(exprs[*h].kind, ExprKind::Local(l) if l == var) => {
+            as_source += 1
+        }
+        _ => {}
+    });
+    reads == as_source
 }

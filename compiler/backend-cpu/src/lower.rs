@@ -65,6 +65,11 @@ pub(crate) struct Lower<'a, 'f> {
     pub tile: Option<Tile>,
     /// `Some(ret)` when lowering a device function returning `ret`.
     pub returns: Option<Option<Scalar>>,
+    /// In a kernel over `G.edges` walked row by row ([`crate::kernel`]): the edge variable, and the variable
+    /// holding the node whose row the current edge is in, which `G.src` of that edge reads.
+    pub edge_walk: Option<(Handle<Local>, Variable)>,
+    /// Whether the body reads the runtime's edge-source array (`G.src` of any other edge).
+    pub reads_sources: bool,
 }
 
 impl<'a, 'f> Lower<'a, 'f> {

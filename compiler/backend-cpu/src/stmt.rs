@@ -13,7 +13,7 @@ use irgc_front::ir::{
 };
 
 impl Lower<'_, '_> {
-    pub fn block(&mut self, stmts: &DeviceBlock) -> Result<(), CpuError> {
+    pub fn block(&mut self, stmts: &[DeviceStmt]) -> Result<(), CpuError> {
         stmts.iter().try_for_each(|s| self.stmt(s))
     }
 
@@ -28,8 +28,14 @@ impl Lower<'_, '_> {
                 self.if_else(c, |me| me.block(then), |me| me.block(otherwise))?;
             }
             StmtKind::Loop { body, continuing, break_if } => {
+                // A `while` loop (a body that starts `if c { break }`) is rotated: `c` is tested before the first
+                // pass and again at the end of each, so a pass ends in one conditional branch back to its start.
+                let (test, body) = match leading_break(body) {
+                    Some(c) => (Some(c), &body[1..]),
+                    None => (None, &body[..]),
+                };
                 let (head, cont, exit) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
-                self.b.ins().jump(head, &[]);
+                self.enter_unless(test, head, exit)?;
                 self.b.switch_to_block(head);
                 self.loops.push(Some((cont, exit)));
                 let r = self.block(body);
@@ -38,15 +44,13 @@ impl Lower<'_, '_> {
                 self.b.ins().jump(cont, &[]);
                 self.b.switch_to_block(cont);
                 self.block(continuing)?;
-                match break_if {
-                    Some(c) => {
-                        let c = self.expr(*c)?;
-                        self.b.ins().brif(c, exit, &[], head, &[]);
-                    }
-                    None => {
-                        self.b.ins().jump(head, &[]);
-                    }
+                if let Some(c) = break_if {
+                    let c = self.expr(*c)?;
+                    let again = self.b.create_block();
+                    self.b.ins().brif(c, exit, &[], again, &[]);
+                    self.b.switch_to_block(again);
                 }
+                self.enter_unless(test, head, exit)?;
                 self.b.switch_to_block(exit);
             }
             StmtKind::For { var, start, end, body } => self.serial_for(*var, *start, *end, |me| me.block(body))?,
@@ -135,6 +139,20 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// Ends the current block by going to `exit` if `test` holds, else (or with no test) to `head`.
+    fn enter_unless(&mut self, test: Option<Handle<Expr>>, head: Block, exit: Block) -> Result<(), CpuError> {
+        match test {
+            Some(c) => {
+                let c = self.expr(c)?;
+                self.b.ins().brif(c, exit, &[], head, &[]);
+            }
+            None => {
+                self.b.ins().jump(head, &[]);
+            }
+        }
+        Ok(())
+    }
+
     /// `if c { then } else { otherwise }`.
     pub fn if_else(
         &mut self,
@@ -184,17 +202,17 @@ impl Lower<'_, '_> {
         targets: bool,
         body: impl FnOnce(&mut Self, Value) -> Result<(), CpuError>,
     ) -> Result<(), CpuError> {
+        // Rotated: the bound is tested before the first pass and at the end of each, so a pass ends in one
+        // conditional branch back rather than a jump to a test at the top.
         let counter = self.b.declare_var(t::I64);
         self.b.def_var(counter, lo);
-        let (head, blk, cont, exit): (Block, Block, Block, Block) =
-            (self.b.create_block(), self.b.create_block(), self.b.create_block(), self.b.create_block());
-        self.b.ins().jump(head, &[]);
-        self.b.switch_to_block(head);
-        let i = self.b.use_var(counter);
+        let (blk, cont, exit): (Block, Block, Block) =
+            (self.b.create_block(), self.b.create_block(), self.b.create_block());
         let cc = if signed { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
-        let go = self.b.ins().icmp(cc, i, hi);
+        let go = self.b.ins().icmp(cc, lo, hi);
         self.b.ins().brif(go, blk, &[], exit, &[]);
         self.b.switch_to_block(blk);
+        let i = self.b.use_var(counter);
         self.loops.push(if targets { Some((cont, exit)) } else { None });
         let r = body(self, i);
         self.loops.pop();
@@ -204,7 +222,8 @@ impl Lower<'_, '_> {
         let i = self.b.use_var(counter);
         let next = self.b.ins().iadd_imm_s(i, 1);
         self.b.def_var(counter, next);
-        self.b.ins().jump(head, &[]);
+        let again = self.b.ins().icmp(cc, next, hi);
+        self.b.ins().brif(again, blk, &[], exit, &[]);
         self.b.switch_to_block(exit);
         Ok(())
     }
@@ -271,5 +290,17 @@ impl Lower<'_, '_> {
     pub fn reduce_identity(&mut self, op: ReduceOp, ty: Scalar) -> Value {
         let bits = irgc_artifact::reduce_identity(op, ty);
         types::constant(&mut self.b, ty, bits)
+    }
+}
+
+/// The condition of a loop body's leading `if c { break }` (how a `while` loop reaches the IR), if it has one.
+fn leading_break(body: &DeviceBlock) -> Option<Handle<Expr>> {
+    match &body.first()?.kind {
+        StmtKind::If { cond, then, otherwise }
+            if otherwise.is_empty() && then.len() == 1 && matches!(then[0].kind, StmtKind::Break) =>
+        {
+            Some(*cond)
+        }
+        _ => None,
     }
 }

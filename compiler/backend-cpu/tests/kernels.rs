@@ -311,3 +311,61 @@ fn barrier_in_a_nested_forall_is_refused() {
     let err = irgc_backend_cpu::compile(&m).err().expect("refused");
     assert_eq!(err.to_string(), "kernel `bad`: a barrier inside a nested `forall` of a `forall tile`");
 }
+
+#[test]
+fn edge_sweeps_walk_the_rows() {
+    // Rows of 2, 0, 0, 3, 1, 0, 2 and 0 edges: empty rows inside and at the end, and every chunking of the 8
+    // edges, so chunks start and end mid-row, at row ends and on empty rows.
+    let edges = [(0, 3), (0, 4), (3, 0), (3, 4), (3, 6), (4, 3), (6, 0), (6, 4)];
+    let g = Graph::directed(8, &edges, vec![]);
+    let src = r#"
+graph G;
+node out: u32;
+node hits: u32;
+node on: bool;
+edge seen: node;
+kernel sources() { forall e in G.edges { atomic_add(out[G.src(e)], 1u32); seen[e] = G.src(e); } }
+kernel gated() { forall e in G.edges { if on[G.src(e)] { atomic_add(hits[G.dst(e)], 1u32); } } }
+kernel gated_per_edge() { forall e in G.edges { if on[G.src(e)] && G.dst(e) != 4 { atomic_add(hits[G.dst(e)], 1u32); } } }
+plan { sources(); }
+"#;
+    let mut h = harness(src, &g, &[]);
+    assert!(!h.prog.reads_sources(), "every G.src is of the swept edge");
+    let sources: Vec<u64> = edges.iter().map(|&(s, _)| u64::from(s)).collect();
+    for chunks in 1..=8 {
+        h.fill("out", 0);
+        h.fill("seen", 99);
+        h.run_threads("sources", &[], chunks);
+        assert_eq!(h.get("seen"), sources, "{chunks} chunks");
+        assert_eq!(h.get("out"), vec![2, 0, 0, 3, 1, 0, 2, 0], "{chunks} chunks");
+    }
+    // The row test (a condition on the source alone) and a per-edge condition, with rows 3 and 6 on.
+    h.set("on", &[0, 0, 0, 1, 0, 0, 1, 0]);
+    for chunks in 1..=8 {
+        h.fill("hits", 0);
+        h.run_threads("gated", &[], chunks);
+        assert_eq!(h.get("hits"), vec![2, 0, 0, 0, 2, 0, 1, 0], "{chunks} chunks");
+        h.fill("hits", 0);
+        h.run_threads("gated_per_edge", &[], chunks);
+        assert_eq!(h.get("hits"), vec![2, 0, 0, 0, 0, 0, 1, 0], "{chunks} chunks");
+    }
+    // A chunk past the last row with edges, and an empty one.
+    h.fill("out", 0);
+    assert_eq!(h.run_range("sources", &[], 7, 8), 0);
+    assert_eq!(h.run_range("sources", &[], 8, 8), 0);
+    assert_eq!(h.get("out"), vec![0, 0, 0, 0, 0, 0, 1, 0]);
+
+    // `G.src` of an edge that is not the swept one reads the runtime's array.
+    let other = r#"
+graph G;
+node first_src: node;
+fn source_of(e: edge) -> node { return G.src(e); }
+kernel k() { forall v in G.nodes { if G.degree(v) > 0 { first_src[v] = source_of(G.first_edge(v)); } } }
+plan { k(); }
+"#;
+    let mut h = harness(other, &g, &[]);
+    assert!(h.prog.reads_sources());
+    h.fill("first_src", 99);
+    h.run("k", &[]);
+    assert_eq!(h.get("first_src"), vec![0, 99, 99, 3, 4, 99, 6, 99]);
+}

@@ -98,6 +98,38 @@ fn triangle_totals_match_the_published_count_and_the_check() {
 }
 
 #[test]
+fn triangles_ordered_by_degree_or_by_id_agree() {
+    // GAP's rule picks the order: by degree on a skewed graph with an average degree of at least 20, by id on
+    // the rest; either may be forced, and both count the same triangles.
+    for (graph, skewed) in [
+        ("gen:rmat:scale=12,ef=16,seed=7", true),
+        ("gen:er:scale=12,deg=24,seed=2", false),
+        (&data("email-Enron.txt.xz") as &str, false),
+        (&data("wiki-Vote.txt.xz"), true),
+        (&data("road-luxembourg-osm.mtx.xz"), false),
+    ] {
+        let auto = run_verified(TC, graph, &[]);
+        assert_eq!(printed(&auto, "by_degree"), skewed.to_string(), "{graph}: {auto}");
+        for order in ["order=1", "order=2"] {
+            let forced = run_verified(TC, graph, &["--param", order]);
+            assert_eq!(printed(&forced, "triangles"), printed(&auto, "triangles"), "{graph} {order}");
+        }
+    }
+    // K6 (20 triangles) with a duplicated edge and two self loops, kept by the edge-list loader: both orders
+    // skip repeated neighbours and loops.
+    let path = temp("k6-dup.el");
+    let mut text: String =
+        (0..6).flat_map(|a| (0..6).filter(move |&b| b != a).map(move |b| format!("{a} {b}\n"))).collect();
+    text.push_str("0 1\n1 0\n2 2\n3 3\n");
+    std::fs::write(&path, text).unwrap();
+    for order in ["order=1", "order=2"] {
+        let out = run_verified(TC, path.to_str().unwrap(), &["--param", order]);
+        assert_eq!(printed(&out, "triangles"), "20", "{order}: {out}");
+    }
+    std::fs::remove_file(&path).ok();
+}
+
+#[test]
 fn pagerank_stops_at_its_tolerance() {
     let g = &data("astro-ph.graph.xz");
     let loose: u32 = printed(&run_verified(PAGERANK, g, &[]), "iters").parse().unwrap();
@@ -138,11 +170,15 @@ fn pulled_and_pushed_pagerank_agree_and_the_pull_is_the_same_every_run() {
 #[test]
 fn wrong_triangle_counts_are_caught() {
     let g = &data("astro-ph.graph.xz");
+    let by_degree = ["--param", "order=1"];
     // Without the order (every neighbour in `up`), each triangle is found from every corner.
-    let err = caught(TC, "v != last && below(u, v)", "v != last && v != u", g, &[]);
+    let err = caught(TC, "v != last && below(u, v)", "v != last && v != u", g, &by_degree);
     assert!(err.contains("triangle count of node"), "{err}");
     // Forgetting the lowest corner.
-    caught(TC, "atomic_add(tri[u], mine);", "", g, &[]);
+    caught(TC, "atomic_add(tri[u], mine);", "", g, &by_degree);
+    // Ordered by id: forgetting the third corner, and a match taken for any neighbour at or past `w`.
+    caught(TC, "atomic_add(tri[w], 1u64);", "", g, &[]);
+    caught(TC, "if G.dst(p as edge) == w {", "if G.dst(p as edge) >= w {", g, &[]);
 }
 
 #[test]

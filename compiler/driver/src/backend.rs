@@ -41,6 +41,10 @@ impl irgc_runtime::CpuKernels for CpuBackend {
     fn checks_bounds(&self) -> bool {
         self.0.checks_bounds()
     }
+
+    fn reads_sources(&self) -> bool {
+        self.0.reads_sources()
+    }
 }
 
 /// Compiles every kernel of `module` to one PTX module for `arch` (e.g. `sm_90`), bounds-checked if asked.

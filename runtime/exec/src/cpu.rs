@@ -86,6 +86,10 @@ impl Device for CpuDevice<'_> {
         true
     }
 
+    fn reads_sources(&self) -> bool {
+        self.kernels.reads_sources()
+    }
+
     fn read(&self, buf: &Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError> {
         if len == 1 {
             return Ok(vec![buf.load(elem_size, start)]);

@@ -102,6 +102,11 @@ pub trait Device {
         false
     }
 
+    /// Whether this device's kernels need the edge-source array, for a program that reads `G.src`.
+    fn reads_sources(&self) -> bool {
+        true
+    }
+
     /// Elements `start..start + len`, zero-extended. Called between launches only.
     fn read(&self, buf: &Self::Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError>;
 
@@ -199,6 +204,10 @@ macro_rules! forward_device_memory {
 
         fn shares_graph(&self) -> bool {
             self.$inner.shares_graph()
+        }
+
+        fn reads_sources(&self) -> bool {
+            self.$inner.reads_sources()
         }
 
         fn read(&self, buf: &Self::Buffer, size: usize, start: u64, len: u64) -> Result<Vec<u64>, $crate::RunError> {

@@ -69,6 +69,13 @@ pub trait CpuKernels: Sync {
     fn checks_bounds(&self) -> bool {
         false
     }
+
+    /// Whether the kernels read the edge-source array (the context's `src` slot), when the program reads `G.src`
+    /// at all ([`Artifact::needs_sources`](irgc_artifact::Artifact)). A backend that finds each source another way
+    /// (the CPU walks an edge sweep's rows) says `false`, and the runtime builds no array.
+    fn reads_sources(&self) -> bool {
+        true
+    }
 }
 
 /// The `random(seed, i)` built-in, defined once for the host and every backend.

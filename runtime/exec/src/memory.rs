@@ -484,7 +484,7 @@ impl<B: DeviceBuffer> Memory<B> {
             }
         };
         setup.weights = lap();
-        let sources = if artifact.needs_sources {
+        let sources = if artifact.needs_sources && dev.reads_sources() {
             // Computed once per graph and kept with it: a device that shares them takes only the graph's memory.
             budget.take("the graph's edge sources", word_bytes(m, 4))?;
             Some(dev.graph_u32("the graph's edge sources", &graph.shared_sources())?)
