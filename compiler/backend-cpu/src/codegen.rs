@@ -163,6 +163,7 @@ impl<'m> Gen<'m> {
             site_body: frame.site_body,
             edge_walk: None,
             reads_sources: false,
+            push_buffers: Vec::new(),
         };
         let results = build(&mut lw, &params)?;
         self.reads_sources |= lw.reads_sources;

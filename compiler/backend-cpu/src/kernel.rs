@@ -160,6 +160,7 @@ impl Lower<'_, '_> {
             self.b.def_var(acc, id);
             self.reduction = Some((op, ty, acc));
         }
+        self.open_push_buffers(&k.body.block);
         match top_level(k) {
             Some(DeviceOp::ForAll { vars, space: Space::Edges, body, .. })
                 if vars.len() == 1 && !body.iter().any(|s| writes(s, vars[0])) =>
@@ -182,6 +183,7 @@ impl Lower<'_, '_> {
             }
             _ => return self.malformed("a kernel whose body is not a single `forall`"),
         }
+        self.close_push_buffers();
         Ok(match self.reduction {
             Some((_, ty, acc)) => {
                 let v = self.b.use_var(acc);

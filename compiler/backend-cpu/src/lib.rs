@@ -39,6 +39,7 @@ mod codegen;
 mod expr;
 mod kernel;
 mod lower;
+mod push;
 mod stmt;
 mod types;
 

@@ -37,6 +37,13 @@ pub(crate) struct Tile {
     pub tid: Variable,
 }
 
+/// A kernel's pending pushes to one worklist (`push.rs`): `count` items in `slot`.
+#[derive(Clone, Copy)]
+pub(crate) struct PushBuffer {
+    pub slot: StackSlot,
+    pub count: Variable,
+}
+
 /// A loop's targets for `continue` and `break`. `None` marks a boundary they must not cross (the per-thread
 /// phase of a tile, which runs inside a loop over the tile's threads).
 pub(crate) type LoopTargets = Option<(Block, Block)>;
@@ -70,6 +77,8 @@ pub(crate) struct Lower<'a, 'f> {
     pub edge_walk: Option<(Handle<Local>, Variable)>,
     /// Whether the body reads the runtime's edge-source array (`G.src` of any other edge).
     pub reads_sources: bool,
+    /// Per worklist, the kernel's buffer of pushes not yet handed to the worklist (`push.rs`).
+    pub push_buffers: Vec<Option<PushBuffer>>,
 }
 
 impl<'a, 'f> Lower<'a, 'f> {

@@ -6,11 +6,8 @@ use crate::lower::Lower;
 use crate::types;
 use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types as t, AtomicRmwOp, Block, InstBuilder, Value};
-use irgc_artifact::WorklistSlot;
-use irgc_front::ir::{
-    Arg, DeviceBlock, DeviceOp, DeviceStmt, Expr, Handle, Local, ReduceOp, Scalar, StmtKind, Worklist,
-};
+use cranelift_codegen::ir::{types as t, Block, InstBuilder, Value};
+use irgc_front::ir::{Arg, DeviceBlock, DeviceOp, DeviceStmt, Expr, Handle, Local, ReduceOp, Scalar, StmtKind};
 
 impl Lower<'_, '_> {
     pub fn block(&mut self, stmts: &[DeviceStmt]) -> Result<(), CpuError> {
@@ -123,8 +120,14 @@ impl Lower<'_, '_> {
                 self.start_dead_block();
             }
             // One hardware atomic per push on the CPU, whatever the GPU's cooperation.
-            DeviceOp::Push { worklist, value, .. } => self.push(*worklist, *value, false)?,
-            DeviceOp::Retry { worklist, value, .. } => self.push(*worklist, *value, true)?,
+            DeviceOp::Push { worklist, value, .. } => {
+                let v = self.expr(*value)?;
+                self.push(*worklist, v, false)?
+            }
+            DeviceOp::Retry { worklist, value, .. } => {
+                let v = self.expr(*value)?;
+                self.push(*worklist, v, true)?
+            }
             DeviceOp::Reduce { value } => {
                 let Some((op, ty, acc)) = self.reduction else {
                     return self.malformed("`reduce` in a kernel without a reduction");
@@ -228,43 +231,6 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
-    /// A worklist push (or retry): `i = atomic_add(*count, 1)`; if `i < capacity` store the item at `items[i]`,
-    /// else set `*overflow = 1`.
-    fn push(&mut self, w: Handle<Worklist>, value: Handle<irgc_front::ir::Expr>, retry: bool) -> Result<(), CpuError> {
-        let elem = self.m.worklists[w].elem;
-        let v = self.expr(value)?;
-        let (items, count) = if retry {
-            (WorklistSlot::RetryItems, WorklistSlot::RetryCount)
-        } else {
-            (WorklistSlot::OutItems, WorklistSlot::OutCount)
-        };
-        let ctx = self.ctx;
-        let slot = |s| self.layout.worklist(w.index(), s);
-        let (items, count, cap, ovf) =
-            (slot(items), slot(count), slot(WorklistSlot::Capacity), slot(WorklistSlot::Overflow));
-        let count_ptr = abi::slot(&mut self.b, ctx, count);
-        let one = self.b.ins().iconst(t::I64, 1);
-        let i = self.b.ins().atomic_rmw(t::I64, abi::flags(), AtomicRmwOp::Add, count_ptr, one);
-        let cap = abi::slot(&mut self.b, ctx, cap);
-        let fits = self.b.ins().icmp(IntCC::UnsignedLessThan, i, cap);
-        self.if_else(
-            fits,
-            |me| {
-                let base = abi::slot(&mut me.b, ctx, items);
-                let addr = abi::element(&mut me.b, base, i, elem);
-                me.b.ins().store(abi::flags(), v, addr, 0);
-                Ok(())
-            },
-            |me| {
-                let flag = abi::slot(&mut me.b, ctx, ovf);
-                let one = me.b.ins().iconst(t::I64, 1);
-                me.b.ins().atomic_store(abi::flags(), one, flag);
-                Ok(())
-            },
-        )
-    }
-
-    /// Combines a reduction accumulator `a` with a value `v` of type `ty`, as `irgc_artifact::reduce_combine`.
     pub fn combine(&mut self, op: ReduceOp, ty: Scalar, a: Value, v: Value) -> Value {
         let b = &mut self.b;
         match op {

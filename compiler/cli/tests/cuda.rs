@@ -137,6 +137,7 @@ fn pipes_and_reduction_loops_are_outlined() {
             "suitor",
             "pagerank",
             "pagerank_pull",
+            "pagerank_pull_f32",
             "sssp_atomic",
             "sssp_harish",
             "sssp_worklist"

@@ -8,6 +8,7 @@ use common::*;
 
 const PAGERANK: &str = "programs/pagerank/pagerank.irg";
 const PAGERANK_PULL: &str = "programs/pagerank/pagerank_pull.irg";
+const PAGERANK_PULL_F32: &str = "programs/pagerank/pagerank_pull_f32.irg";
 const TC: &str = "programs/tc/tc.irg";
 const BC: &str = "programs/bc/bc.irg";
 
@@ -51,6 +52,7 @@ fn every_gap_program_verifies_on_small_real_graphs() {
     // checked against the PageRank of the graph it ran on.
     for graph in ["astro-ph.graph.xz", "delaunay_n15.graph.xz", "email-Enron.txt.xz"] {
         run_verified(PAGERANK_PULL, &data(graph), &[]);
+        run_verified(PAGERANK_PULL_F32, &data(graph), &[]);
     }
     let out = run_verified(PAGERANK_PULL, &data("wiki-Vote.txt.xz"), &[]);
     assert!(out.contains("graph     symmetrized: the program needs an undirected graph"), "{out}");
@@ -67,6 +69,7 @@ fn every_gap_program_verifies_on_generated_graphs() {
     ] {
         run_verified(PAGERANK, graph, &[]);
         run_verified(PAGERANK_PULL, graph, &[]);
+        run_verified(PAGERANK_PULL_F32, graph, &[]);
         run_verified(TC, graph, &[]);
         // Node 0 is in the large component of each (else the check would hold trivially).
         let out = run_verified(BC, graph, &[]);
@@ -79,7 +82,7 @@ fn every_gap_program_verifies_on_generated_graphs() {
 fn a_road_network_verifies() {
     // Thousands of BFS levels for BC; few triangles; PageRank on a sparse, high-diameter graph.
     let g = &data("road-luxembourg-osm.mtx.xz");
-    for p in [PAGERANK, PAGERANK_PULL, TC, BC] {
+    for p in [PAGERANK, PAGERANK_PULL, PAGERANK_PULL_F32, TC, BC] {
         run_verified(p, g, &[]);
     }
 }
@@ -152,6 +155,9 @@ fn wrong_pagerank_is_caught() {
     let g = &data("astro-ph.graph.xz");
     caught(PAGERANK_PULL, "rank[u] / (d as f64)", "rank[u]", g, &[]);
     caught(PAGERANK_PULL, "sum += share[G.dst(e)];", "sum += share[v];", g, &[]);
+    // The single-precision form: a damping factor applied twice, and the check's f32 allowance not a blank cheque.
+    caught(PAGERANK_PULL_F32, "base + damping * sum", "base + damping * damping * sum", g, &[]);
+    caught(PAGERANK_PULL_F32, "rank[u] / (d as f32)", "rank[u] / (d as f32) * 1.001", g, &[]);
 }
 
 #[test]
@@ -194,7 +200,7 @@ fn wrong_betweenness_is_caught() {
 
 #[test]
 fn the_gap_programs_compile_to_ptx() {
-    for p in [PAGERANK, TC, BC] {
+    for p in [PAGERANK, PAGERANK_PULL, PAGERANK_PULL_F32, TC, BC] {
         let o = irgc(&["compile", p, "--emit", "ptx"]);
         assert!(o.status.success(), "{p}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(String::from_utf8_lossy(&o.stdout).contains(".entry"), "{p}");

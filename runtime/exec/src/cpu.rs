@@ -1,5 +1,5 @@
 //! The CPU as a [`Device`]: word buffers in host memory ([`Buffer`]) and kernels from a [`CpuKernels`]
-//! implementation, run in parallel chunks on a rayon pool with their partial reductions combined.
+//! implementation, run in parallel chunks on the process's [`WorkerPool`] with their partial reductions combined.
 //!
 //! This is the one module of the crate allowed `unsafe`: it calls [`CpuKernels::run`] and
 //! [`CpuKernels::space_size`], whose contract is that the context was built by this runtime for this program. It
@@ -17,17 +17,21 @@ use crate::error::RunError;
 use crate::memory::{available_memory, Buffer};
 use crate::plan::timed;
 use crate::{CpuKernels, RunOptions};
+use pool::WorkerPool;
+use std::sync::Arc;
+
+mod pool;
 
 /// The smallest chunk of iterations handed to one task: below it, scheduling costs more than the work.
 pub const MIN_CHUNK: u64 = 256;
 
-/// Spaces this small run on the calling thread: waking the pool's sleeping workers costs more than they would save.
+/// Spaces this small run on the calling thread: handing them to the workers costs more than they would save.
 pub const INLINE_SPACE: u64 = 4096;
 
 /// The CPU: host memory and the kernels of the CPU backend.
 pub struct CpuDevice<'a> {
     kernels: &'a dyn CpuKernels,
-    pool: rayon::ThreadPool,
+    pool: Arc<WorkerPool>,
     memory_limit: Option<u64>,
 }
 
@@ -35,19 +39,15 @@ impl<'a> CpuDevice<'a> {
     /// A CPU device running `kernels` with `options.threads` workers, within `options.memory_limit` bytes (what
     /// the machine reports as available when `None`).
     pub fn new(kernels: &'a dyn CpuKernels, options: &RunOptions) -> Result<CpuDevice<'a>, RunError> {
-        let mut builder = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = options.threads {
-            builder = builder.num_threads(t);
-        }
-        let pool = builder
-            .build()
+        let threads = options.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let pool = WorkerPool::shared(threads)
             .map_err(|e| RunError::Threads { threads: options.threads.unwrap_or(0), msg: e.to_string() })?;
         Ok(CpuDevice { kernels, pool, memory_limit: options.memory_limit.or_else(available_memory) })
     }
 
     /// Worker threads.
     pub fn threads(&self) -> usize {
-        self.pool.current_num_threads()
+        self.pool.threads()
     }
 }
 
@@ -123,10 +123,11 @@ impl Device for CpuDevice<'_> {
     }
 }
 
-/// Runs iterations `0..size` of kernel `k` in parallel chunks on `pool`, combining partial reductions.
+/// Runs iterations `0..size` of kernel `k` in parallel chunks on `pool`, combining partial reductions in chunk
+/// order.
 fn run_space(
     kernels: &dyn CpuKernels,
-    pool: &rayon::ThreadPool,
+    pool: &WorkerPool,
     k: usize,
     ctx: &[u64],
     size: u64,
@@ -137,13 +138,13 @@ fn run_space(
     if size == 0 {
         return identity;
     }
-    let threads = pool.current_num_threads() as u64;
+    let threads = pool.threads() as u64;
     let chunk = (size / (threads * 8)).max(MIN_CHUNK);
     let chunks = size.div_ceil(chunk);
     // SAFETY: see the module documentation; `lo..hi` lies within the space size computed for `ctx`.
     let run = |c: u64| unsafe { kernels.run(k, ctx, c * chunk, ((c + 1) * chunk).min(size)) };
-    if size <= INLINE_SPACE {
+    if size <= INLINE_SPACE || threads == 1 {
         return (0..chunks).fold(identity, |acc, c| reduce_combine(op, ty, acc, run(c)));
     }
-    pool.install(|| (0..chunks).into_par_iter().map(run).reduce(|| identity, |a, b| reduce_combine(op, ty, a, b)))
+    pool.run(chunks, &run).into_iter().fold(identity, |acc, p| reduce_combine(op, ty, acc, p))
 }
