@@ -127,12 +127,13 @@ impl WorkerPool {
             s.wake.notify_all();
         }
         job.work();
+        let mut spins = 0u32;
         while job.done.load(Acquire) < chunks {
-            std::hint::spin_loop();
+            relax(&mut spins);
         }
         s.job.store(std::ptr::null_mut(), SeqCst);
         while s.active.load(SeqCst) > 0 {
-            std::hint::spin_loop();
+            relax(&mut spins);
         }
         job.partials.iter().map(|p| p.load(Relaxed)).collect()
     }
@@ -153,6 +154,17 @@ impl Drop for WorkerPool {
     }
 }
 
+/// One turn of a wait loop: a spin hint, and every 64th turn a yield, so that a thread of this pool that the OS
+/// has descheduled (more threads than cores: parallel test runs, other processes) gets the core back soon.
+fn relax(spins: &mut u32) {
+    *spins = spins.wrapping_add(1);
+    if spins.is_multiple_of(64) {
+        std::thread::yield_now();
+    } else {
+        std::hint::spin_loop();
+    }
+}
+
 /// A worker: waits for a new epoch (spinning, then sleeping), joins the job published with it, repeats.
 fn worker(s: &Shared) {
     let mut seen = 0;
@@ -160,8 +172,7 @@ fn worker(s: &Shared) {
         let start = Instant::now();
         let mut spins = 0u32;
         while s.epoch.load(Acquire) == seen {
-            std::hint::spin_loop();
-            spins = spins.wrapping_add(1);
+            relax(&mut spins);
             if spins.is_multiple_of(256) && start.elapsed() > SPIN {
                 let mut g = s.sleep.lock().unwrap_or_else(|e| e.into_inner());
                 s.sleepers.fetch_add(1, SeqCst);
