@@ -183,7 +183,7 @@ impl Lower<'_, '_> {
             }
             _ => return self.malformed("a kernel whose body is not a single `forall`"),
         }
-        self.close_push_buffers();
+        self.close_push_buffers()?;
         Ok(match self.reduction {
             Some((_, ty, acc)) => {
                 let v = self.b.use_var(acc);

@@ -51,13 +51,14 @@ impl Lower<'_, '_> {
     }
 
     /// Hands every buffer's items to its worklist (at the end of the kernel's chunk).
-    pub fn close_push_buffers(&mut self) {
+    pub fn close_push_buffers(&mut self) -> Result<(), CpuError> {
         for w in 0..self.push_buffers.len() {
             if let Some(buf) = self.push_buffers[w] {
-                self.flush(Handle::new(w), buf);
+                self.flush(Handle::new(w), buf)?;
             }
         }
         self.push_buffers.clear();
+        Ok(())
     }
 
     /// `w.push(v)` (or `w.retry(v)`).
@@ -72,14 +73,7 @@ impl Lower<'_, '_> {
                 let n = self.b.ins().iadd_imm_s(n, 1);
                 self.b.def_var(buf.count, n);
                 let full = self.b.ins().icmp_imm_s(IntCC::Equal, n, BUFFER);
-                self.if_else(
-                    full,
-                    |me| {
-                        me.flush(w, buf);
-                        Ok(())
-                    },
-                    |_| Ok(()),
-                )
+                self.if_else(full, |me| me.flush(w, buf), |_| Ok(()))
             }
             _ => {
                 let one = self.b.ins().iconst(t::I64, 1);
@@ -90,12 +84,12 @@ impl Lower<'_, '_> {
     }
 
     /// Moves `buf`'s items into `w` and empties it.
-    fn flush(&mut self, w: Handle<Worklist>, buf: PushBuffer) {
+    fn flush(&mut self, w: Handle<Worklist>, buf: PushBuffer) -> Result<(), CpuError> {
         let elem = self.m.worklists[w].elem;
         let n = self.b.use_var(buf.count);
         let zero = self.b.ins().iconst(t::I64, 0);
         let any = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, n, 0);
-        let _ = self.if_else(
+        self.if_else(
             any,
             |me| {
                 let first = me.claim(w, n, false);
@@ -106,8 +100,9 @@ impl Lower<'_, '_> {
                 })
             },
             |_| Ok(()),
-        );
+        )?;
         self.b.def_var(buf.count, zero);
+        Ok(())
     }
 
     /// Claims `n` slots of `w`'s output (or retry) list: the first slot's index.
