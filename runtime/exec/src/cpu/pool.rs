@@ -10,9 +10,14 @@
 //! announces itself (`active`) *before* it reads the job pointer, and the launcher clears the pointer *before*
 //! it waits for `active` to drain, both sequentially consistent, so no worker can reach a withdrawn job.
 //!
+//! A chunk that panics (a hand-written `CpuKernels` may; generated code does not) is caught on whichever thread
+//! ran it and re-raised on the launcher after the job is withdrawn.
+//!
 //! One pool per thread count serves the whole process ([`WorkerPool::shared`]): every run, bench repetition and
 //! Python call with the same `--threads` finds it ready. Launches from several threads at once take turns.
 
+use std::any::Any;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -28,17 +33,25 @@ struct Job<'a> {
     next: AtomicU64,
     done: AtomicU64,
     partials: Vec<AtomicU64>,
+    /// The first panic of a chunk, re-raised by the launcher once no worker holds the job.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
 }
 
 impl Job<'_> {
-    /// Claims and runs chunks until none is left.
+    /// Claims and runs chunks until none is left. A chunk that panics still counts as done (its panic is kept
+    /// for the launcher), so that the launcher never unwinds, or waits forever, while the job is published.
     fn work(&self) {
         loop {
             let c = self.next.fetch_add(1, Relaxed);
             if c >= self.chunks {
                 return;
             }
-            self.partials[c as usize].store((self.run)(c), Relaxed);
+            match catch_unwind(AssertUnwindSafe(|| (self.run)(c))) {
+                Ok(bits) => self.partials[c as usize].store(bits, Relaxed),
+                Err(p) => {
+                    self.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(p);
+                }
+            }
             self.done.fetch_add(1, Release);
         }
     }
@@ -117,6 +130,7 @@ impl WorkerPool {
             next: AtomicU64::new(0),
             done: AtomicU64::new(0),
             partials: (0..chunks).map(|_| AtomicU64::new(0)).collect(),
+            panic: Mutex::new(None),
         };
         let s = &*self.shared;
         // Only the pointer's lifetime is erased: the job is withdrawn below, before `job` goes out of scope.
@@ -134,6 +148,9 @@ impl WorkerPool {
         s.job.store(std::ptr::null_mut(), SeqCst);
         while s.active.load(SeqCst) > 0 {
             relax(&mut spins);
+        }
+        if let Some(p) = job.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            resume_unwind(p);
         }
         job.partials.iter().map(|p| p.load(Relaxed)).collect()
     }
@@ -232,6 +249,22 @@ mod tests {
                 });
             }
         });
+    }
+
+    #[test]
+    fn a_chunk_that_panics_reaches_the_launcher_and_the_pool_goes_on() {
+        let pool = WorkerPool::new(2).unwrap();
+        for bad in [0u64, 7, 63] {
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                pool.run(64, &|c| {
+                    assert!(c != bad, "chunk {c}");
+                    c
+                })
+            }));
+            let msg = r.unwrap_err();
+            assert_eq!(msg.downcast_ref::<String>().map(String::as_str), Some(format!("chunk {bad}").as_str()));
+        }
+        assert_eq!(pool.run(5, &|c| c), vec![0, 1, 2, 3, 4]);
     }
 
     #[test]
