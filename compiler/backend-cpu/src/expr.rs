@@ -334,12 +334,12 @@ impl Lower<'_, '_> {
         Ok(if clif(ty) == t::I64 { wide } else { self.b.ins().ireduce(clif(ty), wide) })
     }
 
-    /// An edge id expression as an `i64` index.
     /// Whether `e` is the edge variable of the kernel's row-by-row walk over `G.edges`.
     fn walked_edge(&self, e: Handle<Expr>) -> bool {
         matches!((self.edge_walk, &self.expr_of(e).kind), (Some((var, _)), ExprKind::Local(l)) if var == *l)
     }
 
+    /// An edge id expression as an `i64` index.
     fn edge_index(&mut self, e: Handle<Expr>) -> Result<Value, CpuError> {
         let ty = self.expr_of(e).ty;
         let v = self.expr(e)?;

@@ -22,8 +22,8 @@ use cranelift_codegen::ir::{types as t, InstBuilder, Value};
 use irgc_artifact::{Layout, WorklistSlot};
 use irgc_front::ir::walk::visit_expr;
 use irgc_front::ir::{
-    Arena, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind, GraphQuery, Handle, Kernel, Local, Scalar,
-    Space, StmtKind,
+    Arena, DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, GraphQuery, Handle, Kernel, Local, Scalar, Space,
+    StmtKind,
 };
 use std::collections::HashSet;
 
@@ -153,14 +153,15 @@ impl Lower<'_, '_> {
     /// The body of the entry function: runs iterations `lo..hi` and returns the partial reduction's bits.
     pub fn kernel_entry(&mut self, k: &Kernel, lo: Value, hi: Value) -> Result<Value, CpuError> {
         self.bind_kernel_args(k)?;
-        self.zero_spent_counters(k, lo)?;
+        let pushed = irgc_front::abi::pushed_worklists(self.m, k);
+        self.zero_spent_counters(&pushed, lo)?;
         if let Some((op, ty)) = k.reduction {
             let acc = self.b.declare_var(types::clif(ty));
             let id = self.reduce_identity(op, ty);
             self.b.def_var(acc, id);
             self.reduction = Some((op, ty, acc));
         }
-        self.open_push_buffers(&k.body.block);
+        self.open_push_buffers(&pushed);
         match top_level(k) {
             Some(DeviceOp::ForAll { vars, space: Space::Edges, body, .. })
                 if vars.len() == 1 && !body.iter().any(|s| writes(s, vars[0])) =>
@@ -262,7 +263,7 @@ impl Lower<'_, '_> {
         let stop = self.b.ins().umin(row_ends, hi);
         let from = self.b.use_var(at);
         self.edge_walk = Some((var, source));
-        let r = match row_test(self.body, body, var) {
+        let r = match row_test(&self.body.exprs, body, var) {
             Some((cond, then)) => {
                 let c = self.expr(cond)?;
                 self.if_else(c, |me| me.edge_loop(var, from, stop, then), |_| Ok(()))
@@ -298,8 +299,7 @@ impl Lower<'_, '_> {
 
     /// The kernel ABI's counter protocol: the chunk that starts at iteration 0 zeroes the spent push counter of
     /// every worklist the kernel pushes to (the runtime launches only when there is an iteration).
-    fn zero_spent_counters(&mut self, k: &Kernel, lo: Value) -> Result<(), CpuError> {
-        let pushed = irgc_front::abi::pushed_worklists(self.m, k);
+    fn zero_spent_counters(&mut self, pushed: &[usize], lo: Value) -> Result<(), CpuError> {
         if pushed.is_empty() {
             return Ok(());
         }
@@ -309,7 +309,7 @@ impl Lower<'_, '_> {
             first,
             |me| {
                 let zero = me.b.ins().iconst(t::I64, 0);
-                for w in pushed {
+                for &w in pushed {
                     let spent = abi::slot(&mut me.b, ctx, me.layout.worklist(w, WorklistSlot::SpentCount));
                     me.b.ins().store(abi::flags(), zero, spent, 0);
                 }
@@ -507,12 +507,12 @@ fn writes(s: &DeviceStmt, local: Handle<Local>) -> bool {
 /// A row walk's body that is one `if c { then }` whose condition `c` sees the edge `var` only as `G.src(var)`
 /// (and otherwise reads params, kernel arguments and arrays): `(c, then)`, which the walk tests once per row.
 fn row_test<'b>(
-    exprs: &DeviceBody,
+    exprs: &Arena<Expr>,
     body: &'b [DeviceStmt],
     var: Handle<Local>,
 ) -> Option<(Handle<Expr>, &'b [DeviceStmt])> {
     let [DeviceStmt { kind: StmtKind::If { cond, then, otherwise }, .. }] = body else { return None };
-    (otherwise.is_empty() && sees_only_source(&exprs.exprs, *cond, var)).then_some((*cond, then.as_slice()))
+    (otherwise.is_empty() && sees_only_source(exprs, *cond, var)).then_some((*cond, then.as_slice()))
 }
 
 /// Whether `e` reads the local `var` only as the argument of `G.src`: every read of `var` in the tree is the

@@ -7,7 +7,8 @@
 //! A buffer is handed over when it fills and when the kernel's chunk ends, so everything pushed is in the
 //! worklist when the launch returns. Items beyond the capacity are dropped and set the overflow flag, and the
 //! counter still counts them, exactly as for a push one at a time (the runtime's overflow protocol). Retries
-//! (rare: a conflict's loser) go one at a time.
+//! (rare: a conflict's loser) and pushes in device functions (which have no kernel frame to buffer in) go one at
+//! a time.
 
 use crate::abi;
 use crate::lower::{Lower, PushBuffer};
@@ -16,27 +17,17 @@ use crate::CpuError;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types as t, AtomicRmwOp, InstBuilder, StackSlotData, StackSlotKind, Value};
 use irgc_artifact::WorklistSlot;
-use irgc_front::ir::{DeviceOp, DeviceStmt, Handle, StmtKind, Worklist};
+use irgc_front::ir::{Handle, Worklist};
 
 /// Items a push buffer holds.
 pub(crate) const BUFFER: i64 = 64;
 
 impl Lower<'_, '_> {
-    /// Gives the kernel an empty push buffer for every worklist `body` pushes to (not retries).
-    pub fn open_push_buffers(&mut self, body: &[DeviceStmt]) {
-        let mut pushed = vec![false; self.m.worklists.len()];
-        for s in body {
-            s.visit(&mut |s| {
-                if let StmtKind::Op(DeviceOp::Push { worklist, .. }) = &s.kind {
-                    pushed[worklist.index()] = true;
-                }
-            });
-        }
-        self.push_buffers = pushed
-            .iter()
-            .enumerate()
-            .map(|(w, &p)| {
-                p.then(|| {
+    /// Gives the kernel an empty push buffer for every worklist in `pushed` (those it pushes to, by index).
+    pub fn open_push_buffers(&mut self, pushed: &[usize]) {
+        self.push_buffers = (0..self.m.worklists.len())
+            .map(|w| {
+                pushed.contains(&w).then(|| {
                     let size = types::size(self.m.worklists[Handle::<Worklist>::new(w)].elem);
                     let bytes = u32::try_from(BUFFER * size).expect("a small buffer");
                     let slot =

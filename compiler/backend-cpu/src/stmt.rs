@@ -119,7 +119,7 @@ impl Lower<'_, '_> {
                 }
                 self.start_dead_block();
             }
-            // One hardware atomic per push on the CPU, whatever the GPU's cooperation.
+            // Buffered in the kernel's frame (`push.rs`), whatever the GPU's cooperation.
             DeviceOp::Push { worklist, value, .. } => {
                 let v = self.expr(*value)?;
                 self.push(*worklist, v, false)?
@@ -231,6 +231,7 @@ impl Lower<'_, '_> {
         Ok(())
     }
 
+    /// Combines a reduction accumulator `a` with a value `v` of type `ty`, as `irgc_artifact::reduce_combine`.
     pub fn combine(&mut self, op: ReduceOp, ty: Scalar, a: Value, v: Value) -> Value {
         let b = &mut self.b;
         match op {

@@ -1,7 +1,8 @@
 //! The CPU as a [`Device`]: word buffers in host memory ([`Buffer`]) and kernels from a [`CpuKernels`]
 //! implementation, run in parallel chunks on the process's [`WorkerPool`] with their partial reductions combined.
 //!
-//! This is the one module of the crate allowed `unsafe`: it calls [`CpuKernels::run`] and
+//! This is the one module of the crate allowed `unsafe` (with its child `pool`, which runs a launch's chunks on
+//! the workers; its own documentation gives that argument): it calls [`CpuKernels::run`] and
 //! [`CpuKernels::space_size`], whose contract is that the context was built by this runtime for this program. It
 //! is: the interpreter builds the context from its own [`Memory`](crate::memory::Memory) of [`Buffer`]s allocated
 //! here, which outlive every launch and never move, keeps every pointer slot in step with the buffers
