@@ -13,9 +13,11 @@ pub(crate) fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
-/// Slot `i` of the context, as an `i64`.
+/// Slot `i` of the context, as an `i64`. The load is marked read-only and movable: the context does not change
+/// during a launch and is always mapped, so Cranelift may merge repeated reads and hoist them out of loops (an
+/// array's base pointer is then read once per launch, not once per element).
 pub(crate) fn slot(b: &mut FunctionBuilder, ctx: Value, i: usize) -> Value {
-    b.ins().load(t::I64, flags(), ctx, (i * 8) as i32)
+    b.ins().load(t::I64, flags().with_readonly().with_can_move(), ctx, (i * 8) as i32)
 }
 
 /// The value of a param or kernel-argument slot, as a value of type `s`.

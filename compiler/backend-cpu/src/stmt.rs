@@ -7,7 +7,9 @@ use crate::types;
 use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types as t, Block, InstBuilder, Value};
-use irgc_front::ir::{Arg, DeviceBlock, DeviceOp, DeviceStmt, Expr, Handle, Local, ReduceOp, Scalar, StmtKind};
+use irgc_front::ir::{
+    Arg, DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, Handle, Local, ReduceOp, Scalar, StmtKind, UnaryOp,
+};
 
 impl Lower<'_, '_> {
     pub fn block(&mut self, stmts: &[DeviceStmt]) -> Result<(), CpuError> {
@@ -20,10 +22,10 @@ impl Lower<'_, '_> {
                 let v = self.expr(*value)?;
                 self.write_local(*local, v);
             }
-            StmtKind::If { cond, then, otherwise } => {
-                let c = self.expr(*cond)?;
-                self.if_else(c, |me| me.block(then), |me| me.block(otherwise))?;
-            }
+            StmtKind::If { cond, then, otherwise } => match self.test(*cond)? {
+                (c, false) => self.if_else(c, |me| me.block(then), |me| me.block(otherwise))?,
+                (c, true) => self.if_else(c, |me| me.block(otherwise), |me| me.block(then))?,
+            },
             StmtKind::Loop { body, continuing, break_if } => {
                 // A `while` loop (a body that starts `if c { break }`) is rotated: `c` is tested before the first
                 // pass and again at the end of each, so a pass ends in one conditional branch back to its start.
@@ -42,9 +44,10 @@ impl Lower<'_, '_> {
                 self.b.switch_to_block(cont);
                 self.block(continuing)?;
                 if let Some(c) = break_if {
-                    let c = self.expr(*c)?;
+                    let (c, negated) = self.test(*c)?;
                     let again = self.b.create_block();
-                    self.b.ins().brif(c, exit, &[], again, &[]);
+                    let (yes, no) = if negated { (again, exit) } else { (exit, again) };
+                    self.b.ins().brif(c, yes, &[], no, &[]);
                     self.b.switch_to_block(again);
                 }
                 self.enter_unless(test, head, exit)?;
@@ -146,14 +149,28 @@ impl Lower<'_, '_> {
     fn enter_unless(&mut self, test: Option<Handle<Expr>>, head: Block, exit: Block) -> Result<(), CpuError> {
         match test {
             Some(c) => {
-                let c = self.expr(c)?;
-                self.b.ins().brif(c, exit, &[], head, &[]);
+                let (c, negated) = self.test(c)?;
+                let (yes, no) = if negated { (head, exit) } else { (exit, head) };
+                self.b.ins().brif(c, yes, &[], no, &[]);
             }
             None => {
                 self.b.ins().jump(head, &[]);
             }
         }
         Ok(())
+    }
+
+    /// A branch condition: the value of `e` with its leading `!`s peeled off, and whether an odd number was (the
+    /// caller then swaps the branch's targets). A `while` loop's test reaches the IR negated (`if !c { break }`);
+    /// branching on `c` itself lets Cranelift fuse the comparison into the branch instead of materialising a
+    /// flag and flipping it.
+    fn test(&mut self, mut e: Handle<Expr>) -> Result<(Value, bool), CpuError> {
+        let mut negated = false;
+        while let ExprKind::Unary { op: UnaryOp::Not, arg } = self.expr_of(e).kind {
+            negated = !negated;
+            e = arg;
+        }
+        Ok((self.expr(e)?, negated))
     }
 
     /// `if c { then } else { otherwise }`.
