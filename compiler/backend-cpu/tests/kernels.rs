@@ -258,6 +258,37 @@ fn control_flow_and_functions() {
 }
 
 #[test]
+fn negated_conditions_branch_the_other_way() {
+    // Branches on `!c` swap their targets rather than flipping `c`: every arm and loop exit must still be right.
+    let src = r#"
+graph G;
+node x: u32;
+node a: u32;
+node b: u32;
+node c: u32;
+kernel k() {
+    forall v in G.nodes {
+        if !(x[v] < 3) { a[v] = 1; } else { a[v] = 2; }
+        // A `while` reaches the IR as `if !c { break }`: its test is negated once, or twice for `while !c`.
+        var i: u32 = 0;
+        while i < x[v] { i += 2; }
+        var j: u32 = 1;
+        while !(j >= x[v]) { j += 2; }
+        b[v] = i * 10 + j;
+        if !!(x[v] == 4) { c[v] = 7; }
+    }
+}
+plan { k(); }
+"#;
+    let mut h = harness(src, &Graph::path(6), &[]);
+    h.set("x", &[0, 1, 2, 3, 4, 5]);
+    h.run("k", &[]);
+    assert_eq!(h.get("a"), vec![2, 2, 2, 1, 1, 1]);
+    assert_eq!(h.get("b"), vec![1, 21, 23, 43, 45, 65]);
+    assert_eq!(h.get("c"), vec![0, 0, 0, 0, 7, 0]);
+}
+
+#[test]
 fn short_circuit_guards_out_of_bounds_reads() {
     let src = &conformance("control_flow");
     let mut h = harness(src, &Graph::path(4), &[]);
