@@ -9,7 +9,10 @@
 //! and `v` by merging them; each triangle is found once, at its lowest corner. The neighbour lists are built here
 //! from the edges (sorted, deduplicated), so the check assumes nothing about how the CSR's rows are ordered.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
 use irgc_graph::Csr;
+use rayon::prelude::*;
 
 use crate::{check_len, Mismatch};
 
@@ -21,19 +24,16 @@ pub struct TriangleSummary {
     pub max_per_node: u64,
 }
 
-/// The number of triangles each node is a corner of.
+/// The number of triangles each node is a corner of. The intersections, O(m^1.5), run in parallel (over the lowest
+/// corner, counts added atomically): sequentially, a 2^22-node Kronecker graph took minutes to check.
 pub fn triangles_per_node(g: &Csr) -> Vec<u64> {
     let n = g.num_nodes() as usize;
     // The simple undirected edge set, as (low id, high id) pairs.
-    let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(g.col.len());
-    for u in 0..g.num_nodes() {
-        for &v in g.neighbors(u) {
-            if u != v {
-                pairs.push((u.min(v), u.max(v)));
-            }
-        }
-    }
-    pairs.sort_unstable();
+    let mut pairs: Vec<(u32, u32)> = (0..g.num_nodes())
+        .into_par_iter()
+        .flat_map_iter(|u| g.neighbors(u).iter().filter(move |&&v| v != u).map(move |&v| (u.min(v), u.max(v))))
+        .collect();
+    pairs.par_sort_unstable();
     pairs.dedup();
     let mut degree = vec![0u64; n];
     for &(a, b) in &pairs {
@@ -50,30 +50,38 @@ pub fn triangles_per_node(g: &Csr) -> Vec<u64> {
             out[b as usize].push(a);
         }
     }
-    for row in &mut out {
-        row.sort_unstable();
-    }
-    let mut count = vec![0u64; n];
-    for u in 0..n {
+    out.par_iter_mut().for_each(|row| row.sort_unstable());
+    let count: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+    let add = |x: u32, k: u64| {
+        count[x as usize].fetch_add(k, Relaxed);
+    };
+    (0..n).into_par_iter().for_each(|u| {
+        let mut mine = 0;
         for &v in &out[u] {
             let (a, b) = (&out[u], &out[v as usize]);
-            let (mut i, mut j) = (0, 0);
+            let (mut i, mut j, mut found) = (0, 0, 0);
             while i < a.len() && j < b.len() {
                 match a[i].cmp(&b[j]) {
                     std::cmp::Ordering::Less => i += 1,
                     std::cmp::Ordering::Greater => j += 1,
                     std::cmp::Ordering::Equal => {
-                        count[u] += 1;
-                        count[v as usize] += 1;
-                        count[a[i] as usize] += 1;
+                        add(a[i], 1);
+                        found += 1;
                         i += 1;
                         j += 1;
                     }
                 }
             }
+            if found > 0 {
+                add(v, found);
+                mine += found;
+            }
         }
-    }
-    count
+        if mine > 0 {
+            add(u as u32, mine);
+        }
+    });
+    count.into_iter().map(AtomicU64::into_inner).collect()
 }
 
 /// Checks per-node triangle counts against [`triangles_per_node`], exactly.
