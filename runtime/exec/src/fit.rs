@@ -72,7 +72,11 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<F
 /// the sum over nodes of each node's largest out-weight. Whether some distance really overflows is only known
 /// after the run; `--verify` (whose reference computes in wide integers) tells.
 pub fn overflow_warning(artifact: &Artifact, graph: &Csr) -> Option<String> {
-    let Some(Weights::Int(w)) = &graph.weights else { return None };
+    let (bound, max) = match graph.weights.as_ref()? {
+        Weights::Int(w) => path_bound(graph, w),
+        Weights::U32(w) => path_bound(graph, w),
+        Weights::Float(_) => return None,
+    };
     let ty = artifact.outputs.iter().find_map(|o| {
         let elem = artifact.globals.get(o.global)?.elem;
         let int = !matches!(elem, Scalar::F32 | Scalar::F64 | Scalar::Bool | Scalar::Node | Scalar::Edge);
@@ -80,13 +84,19 @@ pub fn overflow_warning(artifact: &Artifact, graph: &Csr) -> Option<String> {
     })?;
     // The largest distance the type holds below `inf`, which marks unreached nodes.
     let limit = ty.inf_bits() as u128 - 1;
-    let rows = graph.row_start.windows(2);
-    let bound: u128 = rows.map(|r| w[r[0] as usize..r[1] as usize].iter().max().map_or(0, |&x| x.max(0) as u128)).sum();
     (bound > limit).then(|| {
-        let max = w.iter().max().copied().unwrap_or(0);
         format!(
             "weights up to {max} can make a distance exceed {ty}'s largest value {limit} (a path can total up to \
              {bound}): such distances wrap around; run with --verify to check the answer, or give smaller weights"
         )
     })
+}
+
+/// The sum over nodes of each node's largest (non-negative) out-weight, which bounds every shortest distance, and the
+/// largest weight.
+fn path_bound<T: Copy + Ord + Into<i64>>(graph: &Csr, w: &[T]) -> (u128, i64) {
+    let rows = graph.row_start.windows(2);
+    let bound =
+        rows.map(|r| w[r[0] as usize..r[1] as usize].iter().max().map_or(0, |&x| x.into().max(0) as u128)).sum();
+    (bound, w.iter().max().map_or(0, |&x| x.into()))
 }

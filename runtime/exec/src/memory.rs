@@ -475,8 +475,12 @@ impl<B: DeviceBuffer> Memory<B> {
                 Some(match ty.size() {
                     // Converted once per graph and type, and kept with it (like the edge sources).
                     4 => {
-                        let converted =
-                            graph.converted_weights(ty.name(), |g| convert_weights_u32(g, graph_name, ty))?;
+                        let converted = match &graph.weights {
+                            // Stored as the program reads them: the graph's own array (for `i32`, once no weight
+                            // is above `i32::MAX`, the bits are the same).
+                            Some(Weights::U32(ws)) if in_place(ws, ty) => ws.clone(),
+                            _ => graph.converted_weights(ty.name(), |g| convert_weights_u32(g, graph_name, ty))?,
+                        };
                         dev.graph_u32(what, &converted)?
                     }
                     size => dev.alloc_from(what, &convert_weights(graph, graph_name, ty)?, size)?,
@@ -634,12 +638,26 @@ fn convert_with<T: Send>(
         }
         Weights::Float(ws) if ty.is_float() => return Ok(ws.par_iter().map(|&x| narrow(from_f64(ty, x))).collect()),
         Weights::Int(ws) => ws.par_iter().map(|&x| checked(fits(x as i128), x as i128)).collect(),
+        Weights::U32(ws) if ty.is_float() => {
+            return Ok(ws.par_iter().map(|&x| narrow(from_f64(ty, x as f64))).collect())
+        }
+        Weights::U32(ws) => ws.par_iter().map(|&x| checked(fits(x as i128), x as i128)).collect(),
         Weights::Float(ws) => ws.par_iter().map(|&x| checked(integral(x) && fits(x as i128), x as i128)).collect(),
     };
     if bad.load(Relaxed) {
         return Err(first_bad_weight(graph, graph_name, ty, w, fits));
     }
     Ok(converted)
+}
+
+/// Whether `u32` weights are already the program's weights of type `ty`, bit for bit: for `u32`, always; for
+/// `i32`, when none is above `i32::MAX` (a parallel scan, no copy).
+fn in_place(ws: &[u32], ty: Scalar) -> bool {
+    match ty {
+        Scalar::U32 => true,
+        Scalar::I32 => ws.par_iter().all(|&x| x <= i32::MAX as u32),
+        _ => false,
+    }
 }
 
 /// Whether a float weight is a whole finite number (only those convert to an integer weight type).
@@ -662,6 +680,10 @@ fn first_bad_weight(graph: &Csr, graph_name: &str, ty: Scalar, w: &Weights, fits
     };
     match w {
         Weights::Int(ws) => match ws.iter().position(|&x| !fits(x as i128)) {
+            Some(e) => too_big(ws[e].to_string(), e),
+            None => RunError::Graph(format!("internal error: no bad weight in {graph_name}")),
+        },
+        Weights::U32(ws) => match ws.iter().position(|&x| !fits(x as i128)) {
             Some(e) => too_big(ws[e].to_string(), e),
             None => RunError::Graph(format!("internal error: no bad weight in {graph_name}")),
         },

@@ -70,3 +70,41 @@ fn kernels_read_weights_through_the_context() {
     // CSR order: 0->1 (5), 0->2 (9), 1->2 (6).
     assert_eq!(run.global(0).unwrap(), vec![5, 9, 6]);
 }
+
+#[test]
+fn narrow_weights_are_read_in_place() {
+    use irgc_artifact::{HostStmt, Shape, Space};
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::sync::Arc;
+    // Weights as a Galois file with 4-byte edge data leaves them: CSR order 0->1 (5), 0->2 (9), 1->2 (6).
+    let mut g = weighted(3, &[(0, 1, 5), (1, 2, 6), (0, 2, 9)], false);
+    let narrow: irgc_graph::Shared<u32> = vec![5u32, 9, 6].into();
+    g.weights = Some(Weights::U32(narrow.clone()));
+    let run_as = |ty: T, g: &irgc_graph::Csr| {
+        let seen = Arc::new(AtomicU64::new(0));
+        let mut a = artifact("sum", Some(ty));
+        a.globals = vec![irgc_artifact::GlobalDesc { name: "w".into(), elem: ty, shape: Shape::Edge }];
+        a.kernels = vec![kdesc("copy", vec![], Space::Edges)];
+        a.plan.body = vec![HostStmt::Invoke { kernel: 0, args: vec![], result: None }];
+        let at = seen.clone();
+        let copy = kernel(move |c, e| {
+            at.store(c.weights_u32().as_ptr() as u64, Relaxed);
+            c.g32(0)[e as usize].store(c.weights_u32()[e as usize], Relaxed)
+        });
+        run(&a, g, &[], vec![copy]).map(|r| (r.global(0).unwrap(), seen.load(Relaxed)))
+    };
+    // A `u32` program reads the graph's own array: no conversion, no copy.
+    let (w, at) = run_as(T::U32, &g).unwrap();
+    assert_eq!((w, at), (vec![5, 9, 6], narrow.as_ptr() as u64));
+    // So does an `i32` one while every weight fits `i32`.
+    assert_eq!(run_as(T::I32, &g).unwrap().1, narrow.as_ptr() as u64);
+    // Other types convert, as from 8-byte weights.
+    let (w, at) = run_as(T::F32, &g).unwrap();
+    assert_eq!(w, [5f32, 9.0, 6.0].map(|x| x.to_bits() as u64).to_vec());
+    assert_ne!(at, narrow.as_ptr() as u64);
+    // A weight above `i32::MAX` is refused for `i32`, by its edge, but read as it is for `u32`.
+    g.weights = Some(Weights::U32(vec![5u32, 9, 3_000_000_000].into()));
+    let err = run_as(T::I32, &g).unwrap_err();
+    assert!(err.to_string().contains("edge 1 -> 2 of test.el has weight 3000000000, which does not fit"), "{err}");
+    assert_eq!(run_as(T::U32, &g).unwrap().0, vec![5, 9, 3_000_000_000]);
+}

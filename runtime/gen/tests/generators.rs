@@ -79,6 +79,7 @@ fn outputs_are_pinned() {
         g.col.iter().for_each(|&x| eat(x as u64));
         match &g.weights {
             Some(Weights::Int(w)) => w.iter().for_each(|&x| eat(x as u64)),
+            Some(Weights::U32(w)) => w.iter().for_each(|&x| eat(x as u64)),
             Some(Weights::Float(w)) => w.iter().for_each(|&x| eat(x.to_bits())),
             None => {}
         }

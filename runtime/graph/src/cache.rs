@@ -5,11 +5,11 @@
 //! ```text
 //! 0   magic "IRGCCSR\0"
 //! 8   u32 version (CACHE_VERSION)
-//! 12  u8 weights kind (0 none, 1 i64, 2 f64), u8 labels kind (0 offset, 1 explicit), 2 zero bytes
+//! 12  u8 weights kind (0 none, 1 i64, 2 f64, 3 u32), u8 labels kind (0 offset, 1 explicit), 2 zero bytes
 //! 16  u64 nodes n        24  u64 edges m        32  u64 label offset (0 when explicit)
 //! 40  u64 row_start[n + 1]
 //!     u32 col[m], then 4 zero bytes if m is odd (keeps every section a multiple of 8 bytes)
-//!     i64 or f64 weights[m]            (if any)
+//!     i64 or f64 weights[m]            (if any; u32 ones packed two to a word, as col)
 //!     u64 labels[n]                    (if explicit)
 //!     u64 checksum of everything before it
 //! ```
@@ -28,7 +28,7 @@ use crate::error::{display_name, LoadError, WriteError};
 use crate::load::{input_files, load_graph, splitmix64, LoadOptions, WeightSpec};
 
 /// Bumped whenever the layout, or the meaning of anything a cache holds (e.g. a loader fix), changes.
-pub const CACHE_VERSION: u32 = 3;
+pub const CACHE_VERSION: u32 = 4;
 const MAGIC: [u8; 8] = *b"IRGCCSR\0";
 const HEADER_LEN: u64 = 40;
 
@@ -90,6 +90,7 @@ fn write_cache(g: &Csr, path: &Path) -> io::Result<()> {
             None => 0u8,
             Some(Weights::Int(_)) => 1,
             Some(Weights::Float(_)) => 2,
+            Some(Weights::U32(_)) => 3,
         },
         match &g.labels {
             NodeLabels::Offset(_) => 0u8,
@@ -124,17 +125,18 @@ fn write_cache(g: &Csr, path: &Path) -> io::Result<()> {
     };
     section(&mut out, &mut g.row_start.iter().map(|x| x.to_le_bytes()))?;
     // Two u32 per word; an odd last one is padded with zeros.
-    section(
-        &mut out,
-        &mut g.col.chunks(2).map(|c| {
-            let hi = c.get(1).copied().unwrap_or(0);
-            (c[0] as u64 | (hi as u64) << 32).to_le_bytes()
-        }),
-    )?;
+    let pairs = |v: &[u32]| {
+        v.chunks(2)
+            .map(|c| (c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32).to_le_bytes())
+            .collect::<Vec<_>>()
+            .into_iter()
+    };
+    section(&mut out, &mut pairs(&g.col))?;
     match &g.weights {
         None => {}
         Some(Weights::Int(w)) => section(&mut out, &mut w.iter().map(|x| x.to_le_bytes()))?,
         Some(Weights::Float(w)) => section(&mut out, &mut w.iter().map(|x| x.to_bits().to_le_bytes()))?,
+        Some(Weights::U32(w)) => section(&mut out, &mut pairs(w))?,
     }
     if let NodeLabels::Explicit(ids) = &g.labels {
         section(&mut out, &mut ids.iter().map(|x| x.to_le_bytes()))?;
@@ -172,7 +174,7 @@ pub fn load_cache(path: &Path) -> Result<Csr, LoadError> {
         return Err(bad(&format!("version {version}, expected {CACHE_VERSION}")));
     }
     let (wkind, lkind) = (header[12], header[13]);
-    if wkind > 2 || lkind > 1 || header[14..16] != [0, 0] {
+    if wkind > 3 || lkind > 1 || header[14..16] != [0, 0] {
         return Err(bad("unknown weight or label kind"));
     }
     let (n, m, offset) = (word(16), word(24), word(32));
@@ -183,7 +185,11 @@ pub fn load_cache(path: &Path) -> Result<Csr, LoadError> {
     let expected: u128 = HEADER_LEN as u128
         + 8 * (n as u128 + 1)
         + 8 * (m as u128).div_ceil(2)
-        + if wkind > 0 { 8 * m as u128 } else { 0 }
+        + match wkind {
+            0 => 0,
+            3 => 8 * (m as u128).div_ceil(2),
+            _ => 8 * m as u128,
+        }
         + if lkind == 1 { 8 * n as u128 } else { 0 }
         + 8;
     if expected != size as u128 {
@@ -191,16 +197,21 @@ pub fn load_cache(path: &Path) -> Result<Csr, LoadError> {
     }
 
     let row_start = r.words(n + 1, |w| w).map_err(io)?;
-    let packed = r.words(m.div_ceil(2), |w| w).map_err(io)?;
-    let mut col = Vec::with_capacity(m as usize);
-    for w in packed {
-        col.push(w as u32);
-        col.push((w >> 32) as u32);
-    }
-    col.truncate(m as usize);
+    let unpack = |r: &mut CacheReader| {
+        let packed = r.words(m.div_ceil(2), |w| w).map_err(io)?;
+        let mut out = Vec::with_capacity(m as usize + 1);
+        for w in packed {
+            out.push(w as u32);
+            out.push((w >> 32) as u32);
+        }
+        out.truncate(m as usize);
+        Ok::<_, LoadError>(out)
+    };
+    let col = unpack(&mut r)?;
     let weights = match wkind {
         1 => Some(Weights::Int(r.words(m, |w| w as i64).map_err(io)?.into())),
         2 => Some(Weights::Float(r.words(m, f64::from_bits).map_err(io)?.into())),
+        3 => Some(Weights::U32(unpack(&mut r)?.into())),
         _ => None,
     };
     let labels =

@@ -8,16 +8,32 @@ use crate::shared::Shared;
 
 /// Per-edge weights, kept in the precision the input had. [`Shared`] like the edges, so the weights converted
 /// for a program can be kept with the graph (`Csr::converted_weights`).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// `U32` holds integer weights as a file wrote them in 4 bytes (Galois `.gr` edge data): the same values as `Int`
+/// (equality compares values, not widths), at half the memory, and a program whose weight type is `u32` reads the
+/// array in place rather than a converted copy (on kron22, 128 M weights: 0.5 GB and 0.4 s of set-up saved).
+#[derive(Clone, Debug)]
 pub enum Weights {
     Int(Shared<i64>),
+    U32(Shared<u32>),
     Float(Shared<f64>),
+}
+
+impl PartialEq for Weights {
+    fn eq(&self, other: &Weights) -> bool {
+        match (self, other) {
+            (Weights::Float(a), Weights::Float(b)) => **a == **b,
+            (Weights::Float(_), _) | (_, Weights::Float(_)) => false,
+            (a, b) => a.len() == b.len() && (0..a.len()).all(|e| a.int(e) == b.int(e)),
+        }
+    }
 }
 
 impl Weights {
     pub fn len(&self) -> usize {
         match self {
             Weights::Int(w) => w.len(),
+            Weights::U32(w) => w.len(),
             Weights::Float(w) => w.len(),
         }
     }
@@ -26,11 +42,35 @@ impl Weights {
         self.len() == 0
     }
 
+    /// Whether the weights are integers (`Int` or `U32`).
+    pub fn is_int(&self) -> bool {
+        !matches!(self, Weights::Float(_))
+    }
+
     /// The weight of edge `e` as an `f64` (exact for integers below 2^53).
     pub fn get_f64(&self, e: usize) -> f64 {
         match self {
             Weights::Int(w) => w[e] as f64,
+            Weights::U32(w) => w[e] as f64,
             Weights::Float(w) => w[e],
+        }
+    }
+
+    /// The weight of integer edge `e` as an `i64` (`None` for float weights).
+    pub fn int(&self, e: usize) -> Option<i64> {
+        match self {
+            Weights::Int(w) => Some(w[e]),
+            Weights::U32(w) => Some(w[e] as i64),
+            Weights::Float(_) => None,
+        }
+    }
+
+    /// Integer weights widened to `i64`, as one array (borrowed when they already are); `None` for float weights.
+    pub fn ints(&self) -> Option<std::borrow::Cow<'_, [i64]>> {
+        match self {
+            Weights::Int(w) => Some(std::borrow::Cow::Borrowed(&w[..])),
+            Weights::U32(w) => Some(std::borrow::Cow::Owned(w.par_iter().map(|&x| x as i64).collect())),
+            Weights::Float(_) => None,
         }
     }
 
@@ -38,15 +78,39 @@ impl Weights {
     fn same(a: &Weights, b: &Weights) -> bool {
         match (a, b) {
             (Weights::Int(a), Weights::Int(b)) => Shared::same(a, b),
+            (Weights::U32(a), Weights::U32(b)) => Shared::same(a, b),
             (Weights::Float(a), Weights::Float(b)) => Shared::same(a, b),
             _ => false,
+        }
+    }
+
+    /// Edges `lo..hi`'s weights, in the same representation.
+    pub fn slice(&self, lo: usize, hi: usize) -> Weights {
+        match self {
+            Weights::Int(v) => Weights::Int(v[lo..hi].to_vec().into()),
+            Weights::U32(v) => Weights::U32(v[lo..hi].to_vec().into()),
+            Weights::Float(v) => Weights::Float(v[lo..hi].to_vec().into()),
         }
     }
 
     fn permuted(&self, order: &[usize]) -> Weights {
         match self {
             Weights::Int(w) => Weights::Int(order.par_iter().map(|&i| w[i]).collect()),
+            Weights::U32(w) => Weights::U32(order.par_iter().map(|&i| w[i]).collect()),
             Weights::Float(w) => Weights::Float(order.par_iter().map(|&i| w[i]).collect()),
+        }
+    }
+
+    /// The weights followed by a copy of themselves (for an edge list that gains every edge's reverse).
+    fn doubled(self) -> Weights {
+        fn twice<T: Clone>(mut v: Shared<T>) -> Shared<T> {
+            v.make_mut().extend_from_within(..);
+            v
+        }
+        match self {
+            Weights::Int(v) => Weights::Int(twice(v)),
+            Weights::U32(v) => Weights::U32(twice(v)),
+            Weights::Float(v) => Weights::Float(twice(v)),
         }
     }
 }
@@ -307,16 +371,7 @@ impl EdgeList {
             let (s0, d0) = (src.clone(), dst.clone());
             src.extend_from_slice(&d0);
             dst.extend_from_slice(&s0);
-            weights = weights.map(|w| match w {
-                Weights::Int(mut v) => {
-                    v.make_mut().extend_from_within(..);
-                    Weights::Int(v)
-                }
-                Weights::Float(mut v) => {
-                    v.make_mut().extend_from_within(..);
-                    Weights::Float(v)
-                }
-            });
+            weights = weights.map(Weights::doubled);
         }
         let n = num_nodes as usize;
         let keep = |i: usize| !(opts.drop_self_loops && src[i] == dst[i]);

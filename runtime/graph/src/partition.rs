@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use crate::csr::{Csr, Weights};
+use crate::csr::Csr;
 
 /// Where a multi-device run cuts the edge order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -83,10 +83,7 @@ impl Csr {
     fn edge_slice(&self, lo: usize, hi: usize) -> Csr {
         let row_start: Vec<u64> =
             self.row_start.iter().map(|&r| (r as usize).clamp(lo, hi) as u64 - lo as u64).collect();
-        let weights = self.weights.as_ref().map(|w| match w {
-            Weights::Int(v) => Weights::Int(v[lo..hi].to_vec().into()),
-            Weights::Float(v) => Weights::Float(v[lo..hi].to_vec().into()),
-        });
+        let weights = self.weights.as_ref().map(|w| w.slice(lo, hi));
         Csr::new(row_start, self.col[lo..hi].to_vec(), weights, self.labels.clone())
     }
 }

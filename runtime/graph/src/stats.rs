@@ -158,6 +158,10 @@ fn weight_range(w: &Weights) -> WeightRange {
         Weights::Int(v) => {
             WeightRange::Int { min: v.iter().copied().min().unwrap_or(0), max: v.iter().copied().max().unwrap_or(0) }
         }
+        Weights::U32(v) => WeightRange::Int {
+            min: v.iter().copied().min().unwrap_or(0) as i64,
+            max: v.iter().copied().max().unwrap_or(0) as i64,
+        },
         Weights::Float(v) => {
             let finite = || v.iter().copied().filter(|x| !x.is_nan());
             WeightRange::Float {

@@ -80,7 +80,7 @@ impl Csr {
         pairs.par_sort_unstable_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)).then(x.2.total_cmp(&y.2)));
         pairs.dedup_by(|later, first| (later.0, later.1) == (first.0, first.1));
         let mut el = EdgeList::new(self.num_nodes());
-        let ints = matches!(self.weights, Some(crate::Weights::Int(_)));
+        let ints = self.weights.as_ref().is_some_and(crate::Weights::is_int);
         let (mut wi, mut wf) = (Vec::new(), Vec::new());
         for &(a, b, w) in &pairs {
             for (x, y) in [(a, b), (b, a)] {
@@ -95,6 +95,8 @@ impl Csr {
         }
         el.weights = match (&self.weights, ints) {
             (None, _) => None,
+            // Narrow weights stay narrow: every weight kept is one of them.
+            (Some(crate::Weights::U32(_)), true) => Some(crate::Weights::U32(wi.iter().map(|&w| w as u32).collect())),
             (Some(_), true) => Some(crate::Weights::Int(wi.into())),
             (Some(_), false) => Some(crate::Weights::Float(wf.into())),
         };

@@ -182,6 +182,13 @@ fn galois_binary_is_told_from_text_by_content() {
     write_graph(&g, Format::GaloisBinary, &path).unwrap();
     assert_eq!(detect_format(&path).unwrap(), Format::GaloisBinary);
     assert_eq!(load(&path), g);
+    // 4-byte edge data stays 4 bytes wide (equal to the `i64` weights it was written from, value for value).
+    assert!(matches!(load(&path).weights, Some(Weights::U32(_))), "{:?}", load(&path).weights);
+    let mut wide = g.clone();
+    wide.weights = Some(Weights::Int(vec![1 << 40; g.num_edges() as usize].into()));
+    write_graph(&wide, Format::GaloisBinary, &path).unwrap();
+    assert!(matches!(load(&path).weights, Some(Weights::Int(_))));
+    assert_eq!(load(&path), wide);
     write_graph(&g, Format::Pace, &path).unwrap();
     assert_eq!(detect_format(&path).unwrap(), Format::Pace);
     write_graph(&g, Format::Dimacs, &path).unwrap();
@@ -195,10 +202,20 @@ fn cache_round_trips_every_kind() {
         directed(Some(Weights::Float(vec![0.5, 1.0, -2.25, 1e300, f64::INFINITY, 0.1, 7.0, 8.5].into())));
     explicit.labels = NodeLabels::Explicit(vec![10, 20, 30, 40, u64::MAX]);
     let empty = graph(0, &[], None, NodeLabels::Offset(1));
-    for (i, g) in [directed(None), undirected(true), explicit, empty].iter().enumerate() {
+    // Narrow weights, an odd count of them (the last word is half padding).
+    let narrow = directed(Some(Weights::U32(vec![0, 1, u32::MAX, 7, 8, 9, 10, 11].into())));
+    let narrow_odd =
+        graph(3, &[(0, 1), (1, 2), (2, 0)], Some(Weights::U32(vec![4, 5, 6].into())), NodeLabels::Offset(0));
+    for (i, g) in [directed(None), undirected(true), explicit, empty, narrow, narrow_odd].iter().enumerate() {
         let path = dir.path().join(format!("{i}.csr"));
         save_cache(g, &path).unwrap();
-        assert_eq!(&load_cache(&path).unwrap(), g);
+        let back = load_cache(&path).unwrap();
+        assert_eq!(&back, g);
+        assert_eq!(
+            std::mem::discriminant(back.weights.as_ref().unwrap_or(&Weights::U32(vec![].into()))),
+            std::mem::discriminant(g.weights.as_ref().unwrap_or(&Weights::U32(vec![].into()))),
+            "{i}: weights kind"
+        );
     }
 }
 

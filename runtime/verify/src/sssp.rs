@@ -94,6 +94,7 @@ pub(crate) fn check_supported<D: Distance>(what: &'static str, g: &Csr) -> Resul
     let bad = match &g.weights {
         None => None,
         Some(Weights::Int(w)) => w.iter().position(|&x| x < 0),
+        Some(Weights::U32(_)) => None,
         Some(Weights::Float(w)) => w.iter().position(|&x| x.is_nan() || x < 0.0),
     };
     if let Some(e) = bad {
@@ -172,6 +173,7 @@ pub fn dijkstra(g: &Csr, source: u32) -> Result<Distances, Mismatch> {
     Ok(match &g.weights {
         None => Distances::Int(dijkstra_by(g, source, 0i64, |_| 1)),
         Some(Weights::Int(w)) => Distances::Int(dijkstra_by(g, source, 0i64, |e| w[e])),
+        Some(Weights::U32(w)) => Distances::Int(dijkstra_by(g, source, 0i64, |e| w[e] as i64)),
         Some(Weights::Float(w)) => {
             let d = dijkstra_by(g, source, TotalF64(0.0), |e| TotalF64(w[e]));
             Distances::Float(d.into_iter().map(|x| x.map(|x| x.0)).collect())

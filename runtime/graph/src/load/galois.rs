@@ -118,7 +118,8 @@ pub(crate) fn parse(lines: &mut Lines<'_>) -> Result<Parsed, LoadError> {
         r.items::<8, _>(m, "edge destinations", u64::from_le_bytes)?
     };
     let weights = match data_size {
-        4 => Some(Weights::Int(r.items::<4, _>(m, "edge data", |b| u32::from_le_bytes(b) as i64)?.into())),
+        // Kept at the file's width: a program reading `u32` weights then uses this array as it is.
+        4 => Some(Weights::U32(r.items::<4, _>(m, "edge data", u32::from_le_bytes)?.into())),
         8 => Some(Weights::Int(r.items::<8, _>(m, "edge data", i64::from_le_bytes)?.into())),
         _ => None,
     };

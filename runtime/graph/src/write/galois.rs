@@ -9,14 +9,14 @@ use crate::csr::{Csr, Weights};
 pub(crate) fn write(g: &Csr, out: &mut dyn Write) -> Result<(), Fail> {
     let ints = match &g.weights {
         None => None,
-        Some(Weights::Int(w)) => Some(w),
+        Some(w @ (Weights::Int(_) | Weights::U32(_))) => w.ints(),
         Some(Weights::Float(_)) => {
             return Err(Fail::Unsupported(
                 "Galois binary edge data must be integers; this graph has float weights".into(),
             ))
         }
     };
-    let narrow = ints.is_some_and(|w| w.iter().all(|&x| u32::try_from(x).is_ok()));
+    let narrow = ints.as_ref().is_some_and(|w| w.iter().all(|&x| u32::try_from(x).is_ok()));
     let data_size: u64 = match ints {
         None => 0,
         Some(_) if narrow => 4,
@@ -46,7 +46,7 @@ pub(crate) fn write(g: &Csr, out: &mut dyn Write) -> Result<(), Fail> {
         buf.extend_from_slice(&[0; 4]);
     }
     if let Some(w) = ints {
-        for &x in w {
+        for &x in w.iter() {
             if narrow {
                 buf.extend_from_slice(&(x as u32).to_le_bytes());
             } else {

@@ -12,10 +12,7 @@ pub(crate) fn write(g: &Csr, out: &mut dyn Write) -> Result<(), Fail> {
         return Err(Fail::Unsupported("METIS edge weights must be integers; this graph has float weights".into()));
     }
     let u = undirected_view(g);
-    let weights = match &u.weights {
-        Some(Weights::Int(w)) => Some(w),
-        _ => None,
-    };
+    let weights = u.weights.as_ref().and_then(Weights::ints);
     writeln!(out, "% written by irgc-graph")?;
     write!(out, "{} {}", u.num_nodes(), u.num_edges() / 2)?;
     out.write_all(if weights.is_some() { b" 1\n" } else { b"\n" })?;
@@ -23,7 +20,7 @@ pub(crate) fn write(g: &Csr, out: &mut dyn Write) -> Result<(), Fail> {
         let mut sep = "";
         for e in u.edge_range(v) {
             write!(out, "{sep}{}", u.col[e] as u64 + 1)?;
-            if let Some(w) = weights {
+            if let Some(w) = &weights {
                 write!(out, " {}", w[e])?;
             }
             sep = " ";

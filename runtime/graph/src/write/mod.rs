@@ -82,6 +82,7 @@ fn write_file(path: &Path, body: impl FnOnce(&mut dyn Write) -> Result<(), Fail>
 pub(crate) fn write_weight(out: &mut dyn Write, w: &Weights, e: usize) -> io::Result<()> {
     match w {
         Weights::Int(v) => write!(out, "{}", v[e]),
+        Weights::U32(v) => write!(out, "{}", v[e]),
         Weights::Float(v) => write!(out, "{:?}", v[e]),
     }
 }

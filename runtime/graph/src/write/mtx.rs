@@ -9,7 +9,7 @@ use crate::csr::{Csr, Weights};
 pub(crate) fn write(g: &Csr, out: &mut dyn Write) -> Result<(), Fail> {
     let field = match &g.weights {
         None => "pattern",
-        Some(Weights::Int(_)) => "integer",
+        Some(Weights::Int(_) | Weights::U32(_)) => "integer",
         Some(Weights::Float(_)) => "real",
     };
     writeln!(out, "%%MatrixMarket matrix coordinate {field} general")?;
