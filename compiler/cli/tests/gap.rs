@@ -183,7 +183,7 @@ fn wrong_triangle_counts_are_caught() {
     // Forgetting the lowest corner.
     caught(TC, "atomic_add(tri[u], mine);", "", g, &by_degree);
     // Ordered by id: forgetting the middle or the third corner, and a match taken for any neighbour at or past `w`.
-    caught(TC, "atomic_add(tri[v], 1u64);", "", g, &[]);
+    caught(TC, "atomic_add(tri[v], found);\n                    mine", "mine", g, &[]);
     caught(TC, "atomic_add(tri[w], 1u64);", "", g, &[]);
     caught(TC, "if x == w {", "if x >= w {", g, &[]);
 }
