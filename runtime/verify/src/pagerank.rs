@@ -14,6 +14,7 @@
 //! where `d/(1-d)` makes the first bound loose (`d` near 1).
 
 use irgc_graph::Csr;
+use rayon::prelude::*;
 
 use crate::{check_len, Mismatch};
 
@@ -59,12 +60,62 @@ pub fn pagerank_step(g: &Csr, damping: f64, r: &[f64]) -> Vec<f64> {
     incoming.iter().map(|&s| base + damping * s).collect()
 }
 
+/// The graph's in-edges: for each node, the sources of the edges into it (a counting pass over the CSR).
+struct InEdges {
+    start: Vec<usize>,
+    src: Vec<u32>,
+}
+
+impl InEdges {
+    fn of(g: &Csr) -> InEdges {
+        let n = g.num_nodes() as usize;
+        let mut start = vec![0usize; n + 1];
+        for &v in &g.col {
+            start[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            start[v + 1] += start[v];
+        }
+        let mut next = start.clone();
+        let mut src = vec![0u32; g.col.len()];
+        for u in 0..g.num_nodes() {
+            for &v in g.neighbors(u) {
+                src[next[v as usize]] = u;
+                next[v as usize] += 1;
+            }
+        }
+        InEdges { start, src }
+    }
+
+    /// [`pagerank_step`], pulled over the in-edges in parallel: the same sums (each node adds its in-shares in
+    /// source order, as the push does), so the same result; the reference takes hundreds of steps, which on a
+    /// 2^22-node Kronecker graph took minutes sequentially.
+    fn step(&self, g: &Csr, damping: f64, r: &[f64]) -> Vec<f64> {
+        let base = (1.0 - damping) / g.num_nodes() as f64;
+        let share: Vec<f64> = (0..g.num_nodes())
+            .into_par_iter()
+            .map(|u| match g.degree(u) {
+                0 => 0.0,
+                deg => r[u as usize] / deg as f64,
+            })
+            .collect();
+        (0..g.num_nodes() as usize)
+            .into_par_iter()
+            .map(|v| {
+                let into = &self.src[self.start[v]..self.start[v + 1]];
+                base + damping * into.iter().fold(0.0, |sum, &u| sum + share[u as usize])
+            })
+            .collect()
+    }
+}
+
 /// The fixed point of [`pagerank_step`] (within [`REFERENCE_TOLERANCE`]) and the number of steps taken.
 pub fn pagerank(g: &Csr, damping: f64) -> (Vec<f64>, u32) {
     let n = g.num_nodes() as usize;
+    let in_edges = InEdges::of(g);
     let mut r = vec![1.0 / n as f64; n];
     for step in 1..=REFERENCE_MAX_STEPS {
-        let next = pagerank_step(g, damping, &r);
+        let next = in_edges.step(g, damping, &r);
         let change: f64 = next.iter().zip(&r).map(|(a, b)| (a - b).abs()).sum();
         r = next;
         if change < REFERENCE_TOLERANCE {
@@ -165,6 +216,20 @@ mod tests {
         let ok = check_pagerank(&g, 0.85, 1e-4, F64_ROUNDOFF, &[0.25; 4]).unwrap();
         assert!(ok.l1_error < 1e-14 && ok.residual < 1e-14, "{ok:?}");
         assert!((ok.rank_sum - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_parallel_pull_step_equals_the_push_step_bit_for_bit() {
+        // Parallel arcs, a self loop, a dangling node (5) and one with no in-edges (6); uneven ranks.
+        let edges = [(0, 1), (0, 1), (1, 2), (2, 0), (2, 2), (3, 1), (4, 3), (0, 5), (6, 0), (2, 4), (1, 4), (3, 0)];
+        let g = directed(7, &edges);
+        let r: Vec<f64> = (0..7).map(|i| 1.0 / (3.0 + i as f64 * 1.7)).collect();
+        let pulled = InEdges::of(&g).step(&g, 0.85, &r);
+        let pushed = pagerank_step(&g, 0.85, &r);
+        assert_eq!(
+            pulled.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            pushed.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
     }
 
     #[test]
