@@ -1,7 +1,8 @@
 //! Atomic read-modify-writes on array elements, as real hardware atomics (sequentially consistent), so that
 //! kernel chunks running on several CPU threads at once see the same guarantees as GPU threads.
 //!
-//! Integer operations map to Cranelift's `atomic_rmw` (signedness picks `smin`/`umin`...) and `atomic_cas`.
+//! Integer operations map to Cranelift's `atomic_rmw` and `atomic_cas`; `min`, `max` and `exchange` first read
+//! the element and write only when they change it (`rmw_unless_unchanged`).
 //! Float `add`/`sub`/`min`/`max` have no native instruction: they are compare-and-swap loops on the value's bits.
 //! A float `atomic_cas` compares bits (so `-0.0` differs from `0.0`, and a NaN can match itself).
 
@@ -10,7 +11,7 @@ use crate::lower::Lower;
 use crate::types::clif;
 use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types as t, AtomicRmwOp, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{types as t, AtomicRmwOp, InstBuilder, MemFlagsData, Type, Value};
 use irgc_front::ir::{ArrayRef, AtomicOp, Expr, Handle, Scalar};
 
 impl Lower<'_, '_> {
@@ -46,6 +47,9 @@ impl Lower<'_, '_> {
             return self.float_atomic(op, elem, addr, v);
         }
         let signed = elem.is_signed();
+        if matches!(op, AtomicOp::Min | AtomicOp::Max | AtomicOp::Exchange) {
+            return Ok(self.rmw_unless_unchanged(op, signed, clif(elem), addr, v));
+        }
         let rmw = match op {
             AtomicOp::Add => AtomicRmwOp::Add,
             AtomicOp::Sub => AtomicRmwOp::Sub,
@@ -60,6 +64,46 @@ impl Lower<'_, '_> {
             AtomicOp::CompareExchange => return self.malformed("unreachable atomic_cas"),
         };
         Ok(self.b.ins().atomic_rmw(clif(elem), f, rmw, addr, v))
+    }
+
+    /// An integer `min`, `max` or `exchange` that writes only when it changes the element: the element is read
+    /// first, and an operation that would leave it as it is (a `min` by a value not below it, an `exchange` with
+    /// the value it holds) returns what was read, which is a correct answer for the atomic at the moment of the
+    /// read. Only a change takes the locked instruction (a compare-and-swap loop for `min`/`max`, `xchg`). Most of
+    /// SSSP's relaxations and CC's hooks change nothing; as locked writes, every one of them took the element's
+    /// cache line from the other threads.
+    fn rmw_unless_unchanged(&mut self, op: AtomicOp, signed: bool, ty: Type, addr: Value, v: Value) -> Value {
+        let f = abi::flags();
+        let (head, swap, done) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(head, ty);
+        self.b.append_block_param(done, ty);
+        let first = self.b.ins().atomic_load(ty, f, addr);
+        self.b.ins().jump(head, &[first.into()]);
+
+        self.b.switch_to_block(head);
+        let old = self.b.block_params(head)[0];
+        let cc = match (op, signed) {
+            (AtomicOp::Min, true) => IntCC::SignedLessThan,
+            (AtomicOp::Min, false) => IntCC::UnsignedLessThan,
+            (AtomicOp::Max, true) => IntCC::SignedGreaterThan,
+            (AtomicOp::Max, false) => IntCC::UnsignedGreaterThan,
+            _ => IntCC::NotEqual,
+        };
+        let changes = self.b.ins().icmp(cc, v, old);
+        self.b.ins().brif(changes, swap, &[], done, &[old.into()]);
+
+        self.b.switch_to_block(swap);
+        if op == AtomicOp::Exchange {
+            let was = self.b.ins().atomic_rmw(ty, f, AtomicRmwOp::Xchg, addr, v);
+            self.b.ins().jump(done, &[was.into()]);
+        } else {
+            let seen = self.b.ins().atomic_cas(f, addr, old, v);
+            let won = self.b.ins().icmp(IntCC::Equal, seen, old);
+            self.b.ins().brif(won, done, &[old.into()], head, &[seen.into()]);
+        }
+
+        self.b.switch_to_block(done);
+        self.b.block_params(done)[0]
     }
 
     fn float_bits(&mut self, v: Value) -> Value {

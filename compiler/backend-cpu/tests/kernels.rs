@@ -79,6 +79,52 @@ fn float_atomics_from_many_threads() {
 }
 
 #[test]
+fn integer_min_max_and_exchange_from_many_threads() {
+    // `min`, `max` and `exchange` read first and write only a change: under contention they must still agree with
+    // some order of the operations. A star of 600 edges into node 0, weights repeating (so many operations find the
+    // value already there), run on 4 threads, several times.
+    let src = r#"
+graph G(weight: i32);
+edge old: i32;
+edge seen: u32;
+array lo: i32[1];
+array hi: u32[1];
+array cur: i32[1];
+kernel k() {
+    forall e in G.edges {
+        let w = G.weight(e);
+        seen[e] = atomic_min(lo[0], w) as u32;
+        atomic_max(hi[0], w as u32);
+        old[e] = atomic_exch(cur[0], w);
+    }
+}
+plan { k(); }
+"#;
+    let n = 601;
+    let edges: Vec<(u32, u32)> = (1..n as u32).map(|i| (i, 0)).collect();
+    let ws: Vec<i32> = (1..n as i32).map(|i| (i * 37) % 23 - 11).collect();
+    let g = Graph::directed(n, &edges, ws.iter().map(|&w| w as u32 as u64).collect());
+    for _ in 0..20 {
+        let mut h = harness(src, &g, &[(1, 1), (1, 1), (1, 1)]);
+        h.fill("lo", i32::MAX as u32 as u64);
+        h.fill("cur", 1000);
+        h.run_threads("k", &[], 4);
+        assert_eq!(h.get("lo")[0] as u32 as i32, *ws.iter().min().unwrap());
+        assert_eq!(h.get("hi")[0] as u32, ws.iter().map(|&w| w as u32).max().unwrap());
+        // Every value min returned is at least the final minimum, and the minimum's own edge saw no smaller one.
+        assert!(h.get("seen").iter().all(|&x| x as u32 as i32 >= -11));
+        // Exchanges form a chain: the values returned and the last one left are the start and everything written.
+        let mut before: Vec<i32> = h.get("old").iter().map(|&x| x as u32 as i32).collect();
+        before.push(h.get("cur")[0] as u32 as i32);
+        let mut written = ws.clone();
+        written.push(1000);
+        before.sort_unstable();
+        written.sort_unstable();
+        assert_eq!(before, written);
+    }
+}
+
+#[test]
 fn range2_space_size_and_indexing() {
     let src = r#"
 graph G;
