@@ -272,8 +272,8 @@ impl Csr {
     }
 
     /// The transpose's row offsets and columns: row `v` lists the sources of `v`'s in-edges, in increasing order
-    /// (one counting pass, linear).
-    pub(crate) fn transpose(&self) -> (Vec<u64>, Vec<u32>) {
+    /// (one counting pass, linear). Used by the symmetry check and by the PageRank reference's pulled steps.
+    pub fn transpose(&self) -> (Vec<u64>, Vec<u32>) {
         let n = self.num_nodes() as usize;
         let mut row_start = vec![0u64; n + 1];
         for &v in &self.col {

@@ -60,30 +60,15 @@ pub fn pagerank_step(g: &Csr, damping: f64, r: &[f64]) -> Vec<f64> {
     incoming.iter().map(|&s| base + damping * s).collect()
 }
 
-/// The graph's in-edges: for each node, the sources of the edges into it (a counting pass over the CSR).
+/// The graph's in-edges: for each node, the sources of the edges into it, in increasing order ([`Csr::transpose`]).
 struct InEdges {
-    start: Vec<usize>,
+    start: Vec<u64>,
     src: Vec<u32>,
 }
 
 impl InEdges {
     fn of(g: &Csr) -> InEdges {
-        let n = g.num_nodes() as usize;
-        let mut start = vec![0usize; n + 1];
-        for &v in &g.col {
-            start[v as usize + 1] += 1;
-        }
-        for v in 0..n {
-            start[v + 1] += start[v];
-        }
-        let mut next = start.clone();
-        let mut src = vec![0u32; g.col.len()];
-        for u in 0..g.num_nodes() {
-            for &v in g.neighbors(u) {
-                src[next[v as usize]] = u;
-                next[v as usize] += 1;
-            }
-        }
+        let (start, src) = g.transpose();
         InEdges { start, src }
     }
 
@@ -102,7 +87,7 @@ impl InEdges {
         (0..g.num_nodes() as usize)
             .into_par_iter()
             .map(|v| {
-                let into = &self.src[self.start[v]..self.start[v + 1]];
+                let into = &self.src[self.start[v] as usize..self.start[v + 1] as usize];
                 base + damping * into.iter().fold(0.0, |sum, &u| sum + share[u as usize])
             })
             .collect()
