@@ -195,9 +195,8 @@ impl Graph {
         let g = &self.csr;
         let (w, float) = match &g.weights {
             None => (None, false),
-            Some(Weights::Int(w)) => (Some(encode(w, i64::to_le_bytes)), false),
             // Integer weights reach Python as `int64` whatever width they are stored at.
-            Some(w @ Weights::U32(_)) => (w.ints().map(|w| encode(&w, i64::to_le_bytes)), false),
+            Some(w @ (Weights::Int(_) | Weights::U32(_))) => (w.ints().map(|w| encode(&w, i64::to_le_bytes)), false),
             Some(Weights::Float(w)) => (Some(encode(w, f64::to_le_bytes)), true),
         };
         (

@@ -679,14 +679,13 @@ fn first_bad_weight(graph: &Csr, graph_name: &str, ty: Scalar, w: &Weights, fits
         ))
     };
     match w {
-        Weights::Int(ws) => match ws.iter().position(|&x| !fits(x as i128)) {
-            Some(e) => too_big(ws[e].to_string(), e),
-            None => RunError::Graph(format!("internal error: no bad weight in {graph_name}")),
-        },
-        Weights::U32(ws) => match ws.iter().position(|&x| !fits(x as i128)) {
-            Some(e) => too_big(ws[e].to_string(), e),
-            None => RunError::Graph(format!("internal error: no bad weight in {graph_name}")),
-        },
+        Weights::Int(_) | Weights::U32(_) => {
+            let int = |e: usize| w.int(e).unwrap_or_default();
+            match (0..w.len()).find(|&e| !fits(int(e) as i128)) {
+                Some(e) => too_big(int(e).to_string(), e),
+                None => RunError::Graph(format!("internal error: no bad weight in {graph_name}")),
+            }
+        }
         Weights::Float(ws) => {
             let Some(e) = ws.iter().position(|&x| !integral(x) || !fits(x as i128)) else {
                 return RunError::Graph(format!("internal error: no bad weight in {graph_name}"));

@@ -78,6 +78,11 @@ pub fn save_cache(g: &Csr, path: &Path) -> Result<(), WriteError> {
     result.map_err(io_err)
 }
 
+/// `u32`s two to a little-endian word (the first in the low half); an odd last one is padded with zeros.
+fn packed(v: &[u32]) -> impl Iterator<Item = [u8; 8]> + '_ {
+    v.chunks(2).map(|c| (c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32).to_le_bytes())
+}
+
 fn write_cache(g: &Csr, path: &Path) -> io::Result<()> {
     let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
     let mut sum = Checksum::new();
@@ -124,19 +129,12 @@ fn write_cache(g: &Csr, path: &Path) -> io::Result<()> {
         Ok(())
     };
     section(&mut out, &mut g.row_start.iter().map(|x| x.to_le_bytes()))?;
-    // Two u32 per word; an odd last one is padded with zeros.
-    let pairs = |v: &[u32]| {
-        v.chunks(2)
-            .map(|c| (c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32).to_le_bytes())
-            .collect::<Vec<_>>()
-            .into_iter()
-    };
-    section(&mut out, &mut pairs(&g.col))?;
+    section(&mut out, &mut packed(&g.col))?;
     match &g.weights {
         None => {}
         Some(Weights::Int(w)) => section(&mut out, &mut w.iter().map(|x| x.to_le_bytes()))?,
         Some(Weights::Float(w)) => section(&mut out, &mut w.iter().map(|x| x.to_bits().to_le_bytes()))?,
-        Some(Weights::U32(w)) => section(&mut out, &mut pairs(w))?,
+        Some(Weights::U32(w)) => section(&mut out, &mut packed(w))?,
     }
     if let NodeLabels::Explicit(ids) = &g.labels {
         section(&mut out, &mut ids.iter().map(|x| x.to_le_bytes()))?;
