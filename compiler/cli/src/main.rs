@@ -15,6 +15,7 @@ mod devices;
 mod gen;
 mod graph_input;
 mod info;
+mod nccl_env;
 mod optimize;
 mod plot;
 mod run;

@@ -227,7 +227,17 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         Backend::Cuda if args.threads.is_some() => bail!("--threads applies to --backend cpu only"),
         _ => {}
     }
-    args.multi.check(args.backend == Backend::Cuda)?;
+    let cuda = args.backend == Backend::Cuda;
+    args.multi.check(cuda)?;
+    if args.multi.may_use_nccl(cuda) {
+        crate::nccl_env::ensure_loadable()?;
+    }
+    let rank = args.multi.rank_spec(cuda)?.map(|(spec, note)| {
+        if let Some(note) = note {
+            eprintln!("note: {note}");
+        }
+        spec
+    });
     let gpu = match args.backend {
         Backend::Cuda => Some(execute::open_gpus(&args.multi.gpu_ordinals())?),
         Backend::Cpu => None,
@@ -248,10 +258,12 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     let kernels = match gpu {
         None if checking => Kernels::Cpu(Box::new(crate::backend::compile_cpu_checked(module)?)),
         None => Kernels::Cpu(Box::new(crate::backend::compile_cpu(module)?)),
-        Some(gpu) => Kernels::Cuda(
-            execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref(), checking)?
-                .one_after_another(args.multi.one_after_another),
-        ),
+        Some(gpu) => {
+            let program = execute::prepare_cuda(gpu, module, &artifact, args.arch.as_deref(), checking)?
+                .one_after_another(args.multi.one_after_another)
+                .merging_by(args.multi.comm())?;
+            Kernels::Cuda(program)
+        }
     };
 
     let mut graph = graph_input::load(&args.graph, &args.input)?;
@@ -285,12 +297,28 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         format!("{what}: {} launches", irgc_runtime::progress::launches_so_far() - first)
     }));
     let devices = args.multi.cpu_devices();
-    let finished = match kernels {
-        Kernels::Cpu(k) => run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, options, devices)),
-        Kernels::Cuda(program) => execute::on_cuda(program, &artifact, csr, name, &params, options),
+    let req =
+        irgc_runtime::DeviceRequest { artifact: &artifact, graph: csr, graph_name: name, params: &params, options };
+    let finished = match (kernels, &rank) {
+        (Kernels::Cpu(k), None) => {
+            run_guarded(|| execute::on_cpu(&k, &artifact, csr, name, &params, req.options, devices))
+        }
+        (Kernels::Cpu(k), Some(spec)) => run_guarded(|| irgc_driver::ranks::on_cpu_rank(&k, req, spec)),
+        (Kernels::Cuda(program), None) => execute::on_cuda(program, &artifact, csr, name, &params, req.options),
+        (Kernels::Cuda(program), Some(spec)) => irgc_driver::ranks::on_cuda_rank(program, req, spec),
     };
     drop(spinner);
     let exec = finished.map_err(|e| out_of_bounds(e, module, &compilation.sources, color))?;
+    // A rank other than 0 ends here: rank 0 holds the answer, writes it and checks it.
+    if let Some(report) = exec.rank.as_ref().filter(|r| r.rank.rank != 0) {
+        let text = if args.json {
+            serde_json::to_string_pretty(&rank_json(report, &exec)).context("cannot encode the summary")? + "\n"
+        } else {
+            format!("program   {} ({})\n{}", artifact.name, args.program.display(), rank_text(report, &exec))
+        };
+        print!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
     irgc_runtime::output::check_node_values(&exec.outputs, &graph.csr)?;
     if let Some(w) = irgc_runtime::output::nan_warning(&exec.outputs, &graph.csr) {
         eprintln!("warning: {w}");
@@ -419,6 +447,9 @@ impl Summary<'_> {
             s += &format!("setup     {:.3} ms: {} (ms)\n", ms(e.setup_time), parts.join(", "));
         }
         s += &format!("launches  {}\n", e.launches);
+        if let Some(r) = &e.rank {
+            s += &rank_text(r, e);
+        }
         if let Some(d) = &e.devices {
             let each: Vec<String> = d
                 .runs
@@ -433,10 +464,11 @@ impl Summary<'_> {
             };
             s += &format!("devices   {} {how}: {}\n", d.runs.len(), each.join(", "));
             s += &format!(
-                "merge     {} round(s), {:.3} ms, {} launch(es)\n",
+                "merge     {} round(s), {:.3} ms, {} launch(es), arrays moved by {}\n",
                 d.merge_rounds,
                 ms(d.merge_time),
-                d.merge_launches
+                d.merge_launches,
+                d.moved_by
             );
         }
         for o in &e.stats.outlined {
@@ -506,7 +538,9 @@ impl Summary<'_> {
                 "merge_seconds": d.merge_time.as_secs_f64(),
                 "merge_launches": d.merge_launches,
                 "at_once": d.at_once,
+                "moved_by": d.moved_by,
             })),
+            "rank": e.rank.as_ref().map(|r| rank_json(r, e)),
             "printed": e.stats.printed,
             "digest": format!("{:016x}", irgc_runtime::digest(&e.outputs)),
             "outputs": outputs,
@@ -532,6 +566,58 @@ impl Summary<'_> {
         }
         v
     }
+}
+
+/// The summary lines of one rank of a multi-process run.
+fn rank_text(r: &execute::RankReport, e: &Finished) -> String {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    let mut s = format!(
+        "rank      {} of {} over {}: part of {} edges, plan {:.3} ms (setup {:.3} ms); joined in {:.3} ms, waited \
+         {:.3} ms at the barrier for the others' set-up\n",
+        r.rank.rank,
+        r.rank.ranks,
+        r.link,
+        r.part.edges,
+        ms(r.part.compute_time),
+        ms(r.part.setup_time),
+        ms(r.join_time),
+        ms(r.barrier_time)
+    );
+    let sent = r.sent_to.map_or(String::new(), |to| format!(", then sent its array to rank {to}"));
+    s += &format!(
+        "merge     received {} of {} round(s) in {:.3} ms (waiting for partners included), {} launch(es){sent}\n",
+        r.merges_received,
+        r.rank.rounds(),
+        ms(r.merge_time),
+        r.merge_launches
+    );
+    if r.rank.rank != 0 {
+        s += &format!("compute   {:.3} ms from the barrier to its last merge step\n", ms(e.compute_time));
+    }
+    s
+}
+
+/// One rank's part of the `--json` summary (on a rank other than 0, the whole of it).
+fn rank_json(r: &execute::RankReport, e: &Finished) -> serde_json::Value {
+    json!({
+        "rank": r.rank.rank,
+        "ranks": r.rank.ranks,
+        "link": r.link,
+        "join_seconds": r.join_time.as_secs_f64(),
+        "barrier_seconds": r.barrier_time.as_secs_f64(),
+        "part": {
+            "edges": r.part.edges,
+            "setup_seconds": r.part.setup_time.as_secs_f64(),
+            "compute_seconds": r.part.compute_time.as_secs_f64(),
+            "launches": r.part.launches,
+        },
+        "merge_rounds": r.rank.rounds(),
+        "merges_received": r.merges_received,
+        "merge_seconds": r.merge_time.as_secs_f64(),
+        "merge_launches": r.merge_launches,
+        "sent_to": r.sent_to,
+        "compute_seconds": e.compute_time.as_secs_f64(),
+    })
 }
 
 /// The plan's `print`s for the summary: every one when there are few, else the first and last ten (a print in a

@@ -277,7 +277,8 @@ fn the_gpus_concurrent_multi_device_schedule_runs_devices_at_once_and_merges_as_
                     met: schedule == Schedule::OneAfterAnother,
                 })
                 .collect();
-            let run = run_on_devices(&mut devices, schedule, &artifact, &g, "er", &params, &options)
+            let mut mover = irgc_runtime::devices::Receive { label: "host copies" };
+            let run = run_on_devices(&mut devices, schedule, &mut mover, &artifact, &g, "er", &params, &options)
                 .unwrap_or_else(|e| panic!("{program}, {schedule:?}: {e}"));
             assert!(devices.iter().all(|d| d.met), "{program}: the devices did not run at once");
             assert_eq!((run.devices.len(), run.merge_rounds), (4, 2));

@@ -148,3 +148,116 @@ fn ecl_cc_json(graph: &str, extra: &[&str]) -> serde_json::Value {
     assert!(o.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
     serde_json::from_slice(&o.stdout).unwrap()
 }
+
+/// Runs `program` on `graph` as `ranks` processes at once (`--ranks N --rank r --join J`, CPU ranks meeting
+/// through sockets), each with `--out`: rank 0's labels, and every rank's `--json` summary.
+fn ranked(
+    program: &str,
+    graph: &str,
+    ranks: usize,
+    extra: &[&str],
+) -> (HashMap<String, String>, Vec<serde_json::Value>) {
+    let join = temp("join");
+    let out = temp("ranks.out");
+    let children: Vec<_> = (0..ranks)
+        .map(|r| {
+            let (ranks, r) = (ranks.to_string(), r.to_string());
+            let mut args = vec!["run", program, "--graph", graph, "--symmetrize", "--threads", "1", "--json"];
+            args.extend_from_slice(&["--ranks", &ranks, "--rank", &r, "--join", join.to_str().unwrap()]);
+            args.extend_from_slice(&["--out", out.to_str().unwrap(), "--rank-timeout", "120"]);
+            args.extend_from_slice(extra);
+            std::process::Command::new(env!("CARGO_BIN_EXE_irgc"))
+                .current_dir(root())
+                .args(&args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("irgc starts")
+        })
+        .collect();
+    let summaries: Vec<serde_json::Value> = children
+        .into_iter()
+        .enumerate()
+        .map(|(r, child)| {
+            let o = child.wait_with_output().unwrap();
+            assert!(o.status.success(), "{program} rank {r} of {ranks}: {}", String::from_utf8_lossy(&o.stderr));
+            serde_json::from_slice(&o.stdout).unwrap()
+        })
+        .collect();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let labels = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())))
+        .collect();
+    (labels, summaries)
+}
+
+#[test]
+fn ranks_in_separate_processes_give_the_single_device_partition() {
+    for (graph, ranks) in [(data("wiki-Vote.txt.xz"), 2), (data("road-luxembourg-osm.mtx.xz"), 3)] {
+        for p in MERGING {
+            let one = labels(p, &graph, "1");
+            let (merged, summaries) = ranked(p, &graph, ranks, &[]);
+            assert!(same_partition(&one, &merged), "{p} on {graph}: {ranks} ranks differ from 1 device");
+            let rounds = (ranks as f64).log2().ceil() as u64;
+            for (r, s) in summaries.iter().enumerate() {
+                let me = if r == 0 { &s["rank"] } else { s };
+                assert_eq!(me["rank"], r as u64);
+                assert_eq!(me["ranks"], ranks as u64);
+                assert_eq!(me["merge_rounds"], rounds);
+                assert!(me["link"].as_str().unwrap().contains("sockets"), "{me}");
+                assert_eq!(me["sent_to"].is_null(), r == 0, "rank {r}: {me}");
+            }
+            // Every edge is in exactly one rank's part.
+            let edges: u64 = summaries
+                .iter()
+                .enumerate()
+                .map(|(r, s)| if r == 0 { &s["rank"]["part"]["edges"] } else { &s["part"]["edges"] })
+                .map(|e| e.as_u64().unwrap())
+                .sum();
+            assert_eq!(edges, summaries[0]["graph"]["edges"].as_u64().unwrap(), "{p} on {graph}");
+        }
+    }
+}
+
+#[test]
+fn rank_zero_verifies_and_the_rank_options_that_do_not_fit_are_refused() {
+    let (_, summaries) = ranked("programs/cc/ecl_cc.irg", "gen:er:n=300,deg=1,seed=4", 4, &["--verify"]);
+    assert_eq!(summaries[0]["verification"]["ok"], true);
+    assert_eq!(summaries[0]["rank"]["merges_received"], 2);
+    assert_eq!(summaries[2]["merges_received"], 1);
+    let refused = |extra: &[&str], says: &str| {
+        let mut args = vec!["run", "programs/cc/ecl_cc.irg", "--graph", "gen:er:n=30,deg=1,seed=4"];
+        args.extend_from_slice(extra);
+        let o = irgc(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(says), "{extra:?}: {err}");
+    };
+    refused(&["--ranks", "2", "--rank", "2", "--join", "/tmp/x"], "ranks are numbered 0 to 1");
+    refused(&["--ranks", "2", "--rank", "0", "--join", "/tmp/x", "--devices", "2"], "one device per process");
+    refused(&["--ranks", "2", "--rank", "0"], "--join");
+    refused(&["--comm", "sockets"], "--rank, --ranks and --join");
+    refused(&["--comm", "nccl"], "--backend cuda");
+    refused(&["--ranks", "2", "--rank", "0", "--join", "/tmp/x", "--comm", "peer"], "--comm peer");
+    // A partner that never comes: the rank stops with an error naming it, at the timeout.
+    let join = temp("lonely");
+    refused(
+        &["--ranks", "2", "--rank", "1", "--join", join.to_str().unwrap(), "--rank-timeout", "1"],
+        "rank 0 did not appear",
+    );
+    // A program without a merge is refused on a rank as on several devices.
+    let o = irgc(&[
+        "run",
+        "programs/bfs/bfs_worklist.irg",
+        "--graph",
+        "gen:er:n=30,deg=1,seed=4",
+        "--ranks",
+        "1",
+        "--rank",
+        "0",
+        "--join",
+        temp("nomerge").to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("declares no `merge`"));
+}

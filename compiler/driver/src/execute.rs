@@ -43,6 +43,9 @@ pub struct Finished {
     pub target: Target,
     /// A multi-device run's parts and merges (`None` on one device).
     pub devices: Option<Devices>,
+    /// What this process did as one rank of a multi-process run (`None` otherwise). On a rank other than 0,
+    /// `outputs` is empty: rank 0 holds the answer (`crate::ranks`).
+    pub rank: Option<RankReport>,
 }
 
 /// What a multi-device run's devices and merges did (`irgc_runtime::devices`).
@@ -54,14 +57,51 @@ pub struct Devices {
     /// Whether the devices ran their parts at once (GPUs) or one after another (CPU devices, or
     /// [`CudaProgram::one_after_another`]).
     pub at_once: bool,
+    /// How the merges moved the arrays ("CUDA peer copies", "NCCL 2.27.3", ...).
+    pub moved_by: String,
+}
+
+/// What this process did as a rank, for the summary.
+#[derive(Clone, Debug)]
+pub struct RankReport {
+    pub rank: irgc_runtime::ranks::Rank,
+    /// How the arrays moved ("NCCL 2.27.3", "local sockets, through the host").
+    pub link: String,
+    /// Setting up the link (NCCL's rendezvous waits for every rank).
+    pub join_time: Duration,
+    /// Waiting for the other ranks' set-up before computing.
+    pub barrier_time: Duration,
+    /// This rank's part and its plan.
+    pub part: irgc_runtime::devices::DeviceRun,
+    pub merges_received: u32,
+    /// From the end of its plan to the end of its merge steps (waiting for partners included).
+    pub merge_time: Duration,
+    pub merge_launches: u64,
+    pub sent_to: Option<usize>,
+}
+
+/// How the GPUs of a one-process multi-GPU run move the merge's arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Comm {
+    /// CUDA peer copies: in one process they measured faster than NCCL (0.35 ms against 11–25 ms for kron22's
+    /// merge on two H100s, NCCL connecting each pair at its first send; `docs/distributed.md`).
+    Auto,
+    /// CUDA peer copies (`cuMemcpyPeerAsync`: direct over NVLink or PCIe where peer access is on), as `Auto`.
+    Peer,
+    /// NCCL (`ncclSend`/`ncclRecv` between per-GPU communicators); an error if it cannot be set up.
+    Nccl,
 }
 
 /// A program made ready for the GPU: the PTX compiled for `arch` and loaded on each GPU a device runs on.
 pub struct CudaProgram {
-    devices: Vec<irgc_cuda::CudaDevice>,
-    arch: String,
+    pub(crate) devices: Vec<irgc_cuda::CudaDevice>,
+    pub(crate) arch: String,
     schedule: irgc_runtime::devices::Schedule,
+    mover: Box<dyn irgc_runtime::devices::Mover<irgc_cuda::CudaDevice>>,
 }
+
+/// What a multi-GPU run's merges use unless NCCL takes over.
+const PEER_COPIES: irgc_runtime::devices::Receive = irgc_runtime::devices::Receive { label: "CUDA peer copies" };
 
 impl CudaProgram {
     /// Runs several devices' parts one after another instead of at once: each part's compute time is then its
@@ -71,6 +111,22 @@ impl CudaProgram {
             self.schedule = irgc_runtime::devices::Schedule::OneAfterAnother;
         }
         self
+    }
+
+    /// Chooses how the devices' merges move arrays (only a run on several devices merges).
+    pub fn merging_by(mut self, comm: Comm) -> Result<CudaProgram> {
+        if self.devices.len() < 2 || comm != Comm::Nccl {
+            return Ok(self);
+        }
+        let mut ordinals: Vec<usize> = self.devices.iter().map(|d| d.gpu().ordinal).collect();
+        ordinals.sort_unstable();
+        if ordinals.windows(2).any(|w| w[0] == w[1]) {
+            return Err(anyhow!(
+                "--comm nccl needs a GPU of its own for every device (NCCL refuses a GPU named twice)"
+            ));
+        }
+        self.mover = Box::new(irgc_cuda::NcclDevices::new(&self.devices)?);
+        Ok(self)
     }
 }
 
@@ -102,7 +158,12 @@ pub fn prepare_cuda(
         .into_iter()
         .map(|gpu| Ok(irgc_cuda::CudaDevice::load(gpu, &ptx, artifact, None)?.with_bounds_checks(check_bounds)))
         .collect::<Result<Vec<_>>>()?;
-    Ok(CudaProgram { devices, arch, schedule: irgc_runtime::devices::Schedule::Concurrent })
+    Ok(CudaProgram {
+        devices,
+        arch,
+        schedule: irgc_runtime::devices::Schedule::Concurrent,
+        mover: Box::new(PEER_COPIES),
+    })
 }
 
 /// Runs on the CPU: on one device, or on `devices` CPU devices, each with a contiguous part of the edges, the
@@ -129,6 +190,7 @@ pub fn on_cpu(
             compute_time: exec.compute_time,
             target: Target::Cpu { threads: exec.threads },
             devices: None,
+            rank: None,
         });
     }
     let (multi, threads) = irgc_runtime::execute_on_devices(req, devices)?;
@@ -159,7 +221,9 @@ fn finished_on_devices<B>(
             merge_time: multi.merge_time,
             merge_launches: multi.merge_launches,
             at_once,
+            moved_by: multi.moved_by,
         }),
+        rank: None,
     }
 }
 
@@ -175,7 +239,7 @@ pub fn on_cuda(
     params: &[u64],
     options: RunOptions,
 ) -> Result<Finished> {
-    let CudaProgram { mut devices, arch, schedule } = program;
+    let CudaProgram { mut devices, arch, schedule, mut mover } = program;
     let name = gpu_names(&devices);
     if devices.len() == 1 {
         let device = &mut devices[0];
@@ -197,10 +261,19 @@ pub fn on_cuda(
                 readback: run.readback_time,
             },
             devices: None,
+            rank: None,
         });
     }
-    let multi =
-        irgc_runtime::devices::run_on_devices(&mut devices, schedule, artifact, graph, graph_name, params, &options)?;
+    let multi = irgc_runtime::devices::run_on_devices(
+        &mut devices,
+        schedule,
+        mover.as_mut(),
+        artifact,
+        graph,
+        graph_name,
+        params,
+        &options,
+    )?;
     let target = Target::Cuda {
         device: name,
         arch,
@@ -214,7 +287,7 @@ pub fn on_cuda(
 }
 
 /// The GPUs' name for the summary: "NVIDIA H200", or "2 × NVIDIA H200" (names joined if they differ).
-fn gpu_names(devices: &[irgc_cuda::CudaDevice]) -> String {
+pub(crate) fn gpu_names(devices: &[irgc_cuda::CudaDevice]) -> String {
     let names: Vec<&str> = devices.iter().map(|d| d.gpu().name.as_str()).collect();
     match names.as_slice() {
         [one] => one.to_string(),

@@ -55,6 +55,13 @@ pub fn driver_present() -> bool {
     unsafe { sys::is_culib_present() }
 }
 
+/// Whether cudarc can load the NCCL library under one of the names it tries (checked before any NCCL call:
+/// cudarc panics when it needs the library and it is missing).
+pub fn nccl_present() -> bool {
+    // SAFETY: as for `driver_present`: this only tries to load the library and drops it again.
+    unsafe { cudarc::nccl::sys::is_culib_present() }
+}
+
 fn check_range(buf: &GpuBuffer, offset: usize, bytes: usize) -> Result<(), DriverError> {
     match offset.checked_add(bytes) {
         Some(end) if end <= buf.bytes() => Ok(()),

@@ -13,6 +13,8 @@ use crate::error::{describe, CudaError};
 pub struct Gpu {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
+    /// The GPU's ordinal among the machine's (what `--gpus` names).
+    pub ordinal: usize,
     /// The device's name, e.g. "NVIDIA H100 80GB HBM3".
     pub name: String,
     /// Compute capability (major, minor).
@@ -91,6 +93,7 @@ impl Gpu {
         Ok(Gpu {
             ctx,
             stream,
+            ordinal,
             name,
             capability,
             sms: sms.max(1) as u32,

@@ -16,6 +16,9 @@
 //! let run = irgc_runtime::run_on(&mut dev, request)?;
 //! ```
 //!
+//! Several GPUs merge their results through NCCL (`nccl.rs`: one communicator per GPU in one process, or one
+//! rank per process) or CUDA peer copies.
+//!
 //! `unsafe` is confined to `driver.rs`, which documents why each use is sound.
 
 mod arch;
@@ -24,6 +27,7 @@ mod device;
 mod driver;
 mod error;
 mod gpu;
+mod nccl;
 mod pack;
 mod shape;
 mod slots;
@@ -33,6 +37,7 @@ pub use device::{CudaDevice, Transfers};
 pub use driver::{driver_present, GpuBuffer};
 pub use error::{describe, CudaError};
 pub use gpu::Gpu;
+pub use nccl::{find_nccl_library, nccl_loadable, nccl_version, NcclDevices, NcclLink};
 pub use pack::{fill_plan, pack, unpack, Fill};
 pub use shape::{block_threads, launch_shape, LaunchShape, FORALL_BLOCK};
 pub use slots::{SlotTable, Upload};

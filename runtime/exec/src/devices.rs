@@ -8,8 +8,9 @@
 //!
 //! Generic over the [`Device`]: GPUs run their parts concurrently, one host thread each ([`Schedule`]); the CPU
 //! runs one [`crate::CpuDevice`] per part one after another (each with every worker thread), so CI tests the same
-//! partition-and-merge path a multi-GPU run takes. Arrays move with [`Device::receive`]: through the host on the
-//! CPU, device to device (a peer copy) between GPUs.
+//! partition-and-merge path a multi-GPU run takes. Arrays move by a [`Mover`]: [`Receive`], the device's own
+//! copy (through the host on the CPU, a peer copy between GPUs), or NCCL (`irgc_cuda::NcclDevices`). With one
+//! process per device the same scheme runs in [`crate::ranks`].
 
 use std::time::{Duration, Instant};
 
@@ -52,6 +53,8 @@ pub struct MultiExecution<B> {
     pub merge_launches: u64,
     /// Reading device 0's outputs back.
     pub readback_time: Duration,
+    /// How the merges moved the arrays ([`Mover::describe`]).
+    pub moved_by: String,
 }
 
 /// How the devices of a multi-device run take turns.
@@ -63,11 +66,67 @@ pub enum Schedule {
     Concurrent,
 }
 
+/// How a one-process run's merge round brings the sender's `from` array into the receiver's `into` array. The
+/// device's own way is [`Receive`]; GPUs may use NCCL instead (`irgc_cuda::NcclDevices`).
+pub trait Mover<D: Device> {
+    /// Moves the first `len` elements (of `elem_size` bytes) of `from`, on device `sender`, into `into`, on
+    /// device `receiver`, and waits until they are there.
+    fn bring(
+        &mut self,
+        receiver: (usize, &mut D),
+        into: &mut D::Buffer,
+        sender: (usize, &D),
+        from: &D::Buffer,
+        elem_size: usize,
+        len: u64,
+    ) -> Result<(), RunError>;
+    /// How the arrays move, for the summary ("peer copies", "NCCL 2.27.3").
+    fn describe(&self) -> String;
+}
+
+/// The device's own move, [`Device::receive`]: a peer copy between GPUs, through the host on the CPU; `label`
+/// says which, for the summary.
+#[derive(Clone, Copy, Debug)]
+pub struct Receive {
+    pub label: &'static str,
+}
+
+impl<D: Device> Mover<D> for Receive {
+    fn bring(
+        &mut self,
+        (_, receiver): (usize, &mut D),
+        into: &mut D::Buffer,
+        (_, sender): (usize, &D),
+        from: &D::Buffer,
+        elem_size: usize,
+        len: u64,
+    ) -> Result<(), RunError> {
+        receiver.receive(into, sender, from, elem_size, len)
+    }
+
+    fn describe(&self) -> String {
+        self.label.to_string()
+    }
+}
+
+/// The program's `merge`, or the refusal a program without one gets.
+pub(crate) fn merge_of(artifact: &Artifact) -> Result<&irgc_artifact::MergeDesc, RunError> {
+    artifact.merge.as_ref().ok_or_else(|| {
+        RunError::plan(format!(
+            "program `{}` declares no `merge`, so its results cannot be combined across devices; add \
+             `merge ARRAY -> THEIRS {{ ... }}` (docs/language.md) or run on one device",
+            artifact.name
+        ))
+    })
+}
+
 /// Runs `artifact` on `devices.len()` devices, one part of `graph`'s edges each, and merges the results into
-/// device 0 (see the module documentation). A program without a `merge` is refused.
+/// device 0 (see the module documentation), the arrays moved by `mover`. A program without a `merge` is refused.
+#[allow(clippy::too_many_arguments)]
 pub fn run_on_devices<D>(
     devices: &mut [D],
     schedule: Schedule,
+    mover: &mut dyn Mover<D>,
     artifact: &Artifact,
     graph: &Csr,
     graph_name: &str,
@@ -78,26 +137,18 @@ where
     D: Device + Send,
     D::Buffer: Send,
 {
-    let Some(merge) = &artifact.merge else {
-        return Err(RunError::plan(format!(
-            "program `{}` declares no `merge`, so its results cannot be combined across devices; add \
-             `merge ARRAY -> THEIRS {{ ... }}` (docs/language.md) or run on one device",
-            artifact.name
-        )));
-    };
+    let merge = merge_of(artifact)?;
     let parts = graph.parts(devices.len(), options.partition);
+    let run_part = |dev, part: &Csr| {
+        let (mut machine, setup_time) = set_up_part(dev, artifact, part, graph_name, params, options)?;
+        let run = compute_part(&mut machine, part.num_edges(), setup_time, options)?;
+        Ok((machine, run))
+    };
     let ran: Result<Vec<(Machine<'_, D>, DeviceRun)>, RunError> = match schedule {
-        Schedule::OneAfterAnother => devices
-            .iter_mut()
-            .zip(&parts)
-            .map(|(dev, part)| run_part(dev, artifact, part, graph_name, params, options))
-            .collect(),
+        Schedule::OneAfterAnother => devices.iter_mut().zip(&parts).map(|(dev, part)| run_part(dev, part)).collect(),
         Schedule::Concurrent => std::thread::scope(|scope| {
-            let threads: Vec<_> = devices
-                .iter_mut()
-                .zip(&parts)
-                .map(|(dev, part)| scope.spawn(move || run_part(dev, artifact, part, graph_name, params, options)))
-                .collect();
+            let threads: Vec<_> =
+                devices.iter_mut().zip(&parts).map(|(dev, part)| scope.spawn(move || run_part(dev, part))).collect();
             threads
                 .into_iter()
                 .map(|t| t.join().unwrap_or_else(|_| Err(RunError::plan("a device's host thread panicked"))))
@@ -121,7 +172,8 @@ where
             let into =
                 receiver.mem.globals.get_mut(merge.into).ok_or_else(|| RunError::plan("merge into a missing array"))?;
             receiver.dev.begin_compute(options.collect_stats)?;
-            receiver.dev.receive(&mut into.buf, &*sender.dev, &from.buf, from.elem.size(), from.len())?;
+            let (elem, len) = (from.elem.size(), from.len());
+            mover.bring((i, &mut *receiver.dev), &mut into.buf, (j, &*sender.dev), &from.buf, elem, len)?;
             let before = receiver.launches;
             receiver.run_block(&merge.body)?;
             receiver.dev.end_compute()?;
@@ -145,28 +197,37 @@ where
         merge_time,
         merge_launches,
         readback_time,
+        moved_by: mover.describe(),
     })
 }
 
-/// Sets up `dev` with its part of the graph and runs the plan there.
-fn run_part<'a, D: Device>(
+/// Sets up `dev` with its part of the graph: its memory and the machine that will run the plan there.
+pub(crate) fn set_up_part<'a, D: Device>(
     dev: &'a mut D,
     artifact: &'a Artifact,
     part: &Csr,
     graph_name: &str,
     params: &[u64],
     options: &'a RunOptions,
-) -> Result<(Machine<'a, D>, DeviceRun), RunError> {
+) -> Result<(Machine<'a, D>, Duration), RunError> {
     let setup = Instant::now();
     let mem = Memory::allocate(dev, artifact, part, graph_name, params)?;
     let layout = Layout::of(artifact);
     let ctx = context::build(&layout, &mem, params);
     let setup_time = setup.elapsed();
-    let mut machine = Machine::new(artifact, layout, dev, mem, ctx, params, options);
+    Ok((Machine::new(artifact, layout, dev, mem, ctx, params, options), setup_time))
+}
+
+/// Runs the plan on a machine [`set_up_part`] made, for a part of `edges` edges.
+pub(crate) fn compute_part<D: Device>(
+    machine: &mut Machine<'_, D>,
+    edges: u64,
+    setup_time: Duration,
+    options: &RunOptions,
+) -> Result<DeviceRun, RunError> {
     let start = Instant::now();
     machine.dev.begin_compute(options.collect_stats)?;
     machine.run_plan()?;
     let compute_time = machine.dev.end_compute()?.unwrap_or_else(|| start.elapsed());
-    let run = DeviceRun { edges: part.num_edges(), setup_time, compute_time, launches: machine.launches };
-    Ok((machine, run))
+    Ok(DeviceRun { edges, setup_time, compute_time, launches: machine.launches })
 }

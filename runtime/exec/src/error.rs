@@ -47,6 +47,9 @@ pub enum RunError {
     /// program's checked sites (the backend's table says where it is in the source).
     #[error("kernel `{kernel}` indexed out of bounds: index {index} at access site #{site}, whose bound is {bound}")]
     OutOfBounds { kernel: String, site: u64, index: u64, bound: u64 },
+    /// The ranks of a multi-process run could not meet or exchange arrays (`crate::ranks`).
+    #[error("{0}")]
+    Ranks(String),
     /// The thread pool could not be built.
     #[error("cannot start {threads} worker threads: {msg}")]
     Threads { threads: usize, msg: String },
@@ -55,5 +58,10 @@ pub enum RunError {
 impl RunError {
     pub(crate) fn plan(msg: impl Into<String>) -> Self {
         RunError::Plan(msg.into())
+    }
+
+    /// A multi-process run's failure to meet or exchange arrays (for the links other crates implement).
+    pub fn ranks(msg: impl Into<String>) -> Self {
+        RunError::Ranks(msg.into())
     }
 }

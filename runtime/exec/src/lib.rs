@@ -27,6 +27,7 @@ pub mod output;
 pub mod params;
 mod plan;
 pub mod progress;
+pub mod ranks;
 pub mod stats;
 pub mod verify;
 
@@ -201,6 +202,7 @@ pub fn execute_on_devices(
     let multi = devices::run_on_devices(
         &mut cpus,
         devices::Schedule::OneAfterAnother,
+        &mut devices::Receive { label: "copies through host memory" },
         req.artifact,
         req.graph,
         req.graph_name,
@@ -247,7 +249,7 @@ pub fn run_on<D: Device>(device: &mut D, req: DeviceRequest<'_>) -> Result<Devic
     execute_on(device, req, setup_start)
 }
 
-fn check_params(artifact: &Artifact, params: &[u64]) -> Result<(), RunError> {
+pub(crate) fn check_params(artifact: &Artifact, params: &[u64]) -> Result<(), RunError> {
     if params.len() != artifact.params.len() {
         return Err(RunError::Param(format!(
             "program `{}` has {} param(s) but {} value(s) were given",

@@ -24,11 +24,24 @@ impl Csr {
     /// cut as `partition` says (see [`Partition`]). Node ids and labels are kept.
     pub fn parts(&self, parts: usize, partition: Partition) -> Vec<Csr> {
         let parts = parts.max(1);
-        let cuts: Vec<usize> = match partition {
+        let cuts = self.cuts(parts, partition);
+        cuts.windows(2).map(|w| self.edge_slice(w[0], w[1])).collect()
+    }
+
+    /// Part `k` of [`Csr::parts`]`(parts, partition)` alone (what one rank of a multi-process run holds).
+    pub fn part(&self, k: usize, parts: usize, partition: Partition) -> Csr {
+        let parts = parts.max(1);
+        let cuts = self.cuts(parts, partition);
+        let k = k.min(parts - 1);
+        self.edge_slice(cuts[k], cuts[k + 1])
+    }
+
+    /// Where `partition` cuts the edge order into `parts` parts: `parts + 1` positions, 0 first and m last.
+    fn cuts(&self, parts: usize, partition: Partition) -> Vec<usize> {
+        match partition {
             Partition::Edges => self.parts_cuts_by_edges(parts),
             Partition::LowerEdges => self.lower_edge_cuts(parts),
-        };
-        cuts.windows(2).map(|w| self.edge_slice(w[0], w[1])).collect()
+        }
     }
 
     /// `parts + 1` edge positions (0 first, m last) that give every part as many edges as the others, up to one.
@@ -118,7 +131,9 @@ mod tests {
                     let split = g.parts(parts, partition);
                     assert_eq!(split.len(), parts);
                     let mut edges: Vec<(u32, u32)> = Vec::new();
-                    for p in &split {
+                    for (k, p) in split.iter().enumerate() {
+                        let alone = g.part(k, parts, partition);
+                        assert_eq!((&alone.row_start[..], &alone.col[..]), (&p.row_start[..], &p.col[..]));
                         assert_eq!(p.num_nodes(), g.num_nodes());
                         assert_eq!(p.check_invariants(), Ok(()));
                         edges.extend(p.sources().into_iter().zip(p.col.iter().copied()));

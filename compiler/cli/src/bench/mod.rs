@@ -116,6 +116,12 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
         bail!("--threads sets the CPU thread count; it does not apply to --backend cuda");
     }
     args.multi.check(args.backend == Backend::Cuda)?;
+    if args.multi.rank.is_some() {
+        bail!("bench times one process; time the ranks of a multi-process run with `irgc run --ranks ... --json`");
+    }
+    if args.multi.may_use_nccl(args.backend == Backend::Cuda) {
+        crate::nccl_env::ensure_loadable()?;
+    }
     if args.backend == Backend::Cuda {
         // Fail at once on a machine without a GPU (or without the GPUs asked for), before any graph is loaded.
         crate::run::execute::open_gpus(&args.multi.gpu_ordinals())?;
@@ -272,7 +278,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
     };
     let mut verdict = None;
     let (mut compute, mut setup, mut launches) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut threads, mut devices, mut merges) = (0, 1, Vec::new());
+    let (mut threads, mut devices, mut merges, mut moved_by) = (0, 1, Vec::new(), None);
     for i in 0..args.warmup + args.runs {
         // On the GPU each run gets a fresh device (PTX compiled and loaded, outside the timed region); compute
         // time is measured with CUDA events around the plan, excluding the graph upload.
@@ -292,7 +298,8 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
             Backend::Cuda => {
                 let gpus = crate::run::execute::open_gpus(&args.multi.gpu_ordinals())?;
                 let prepared = crate::run::execute::prepare_cuda(gpus, &program.module, artifact, None, false)?
-                    .one_after_another(args.multi.one_after_another);
+                    .one_after_another(args.multi.one_after_another)
+                    .merging_by(args.multi.comm())?;
                 crate::run::execute::on_cuda(prepared, artifact, &graph.csr, &graph.name, &params, options.clone())?
             }
         };
@@ -316,6 +323,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
             }
         }
         devices = exec.devices.as_ref().map_or(1, |d| d.runs.len());
+        moved_by = exec.devices.as_ref().map(|d| d.moved_by.clone());
         threads = match exec.target {
             crate::run::execute::Target::Cpu { threads } => threads,
             crate::run::execute::Target::Cuda { .. } => 0,
@@ -335,6 +343,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
     row.quality = quality;
     row.devices = devices;
     row.merge_ms = (!merges.is_empty()).then(|| table::summarize(&merges).median.as_secs_f64() * 1e3);
+    row.moved_by = moved_by;
     finish_row(row, verified, detail, results);
     Ok(())
 }
@@ -425,6 +434,7 @@ fn make_row(
         backend: backend.to_string(),
         devices: 1,
         merge_ms: None,
+        moved_by: None,
         threads,
         runs: t.compute.len(),
         warmup: args.warmup as usize,

@@ -46,6 +46,8 @@ pub struct Row {
     pub devices: usize,
     /// Median time of the pairwise merges on several devices (part of `median_ms`).
     pub merge_ms: Option<f64>,
+    /// How the merges moved arrays ("CUDA peer copies", "NCCL 2.27.3", ...), on several devices.
+    pub moved_by: Option<String>,
     pub threads: usize,
     pub runs: usize,
     pub warmup: usize,
@@ -227,6 +229,7 @@ mod tests {
             backend: "cpu".into(),
             devices: 1,
             merge_ms: None,
+            moved_by: None,
             threads: 2,
             runs: 3,
             warmup: 1,
