@@ -103,7 +103,13 @@ impl Lower<'_, '_> {
             Kind::OutEdges { first } => vec![self.b.ins().iadd(first, i)],
             Kind::Worklist { items, elem } => {
                 let addr = abi::element(&mut self.b, items, i, elem);
-                vec![self.b.ins().load(types::clif(elem), abi::flags(), addr, 0)]
+                let item = self.b.ins().load(types::clif(elem), abi::flags(), addr, 0);
+                // `forall (i, x) in wl` also binds the item's position, a `u64`.
+                if vars.len() == 2 {
+                    vec![i, item]
+                } else {
+                    vec![item]
+                }
             }
             Kind::Range { start, ty } => {
                 let v = self.b.ins().iadd(start, i);

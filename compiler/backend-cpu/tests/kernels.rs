@@ -193,6 +193,28 @@ plan { all(); }
 }
 
 #[test]
+fn a_worklist_sweep_names_each_item_position() {
+    let src = r#"
+graph G;
+worklist wl;
+node at: u64 = inf;
+kernel place() { forall (i, v) in wl { at[v] = i; } }
+kernel both() -> sum u64 { forall (i, v) in wl { reduce i * 100 + v as u64; } }
+plan { place(); }
+"#;
+    let mut h = harness(src, &Graph::path(8), &[]);
+    h.fill("at", u64::MAX);
+    h.set_worklist(0, &[5, 2, 7, 0], 16);
+    // Every chunking sees the same positions: the item's index in the worklist's current contents.
+    for chunks in [1, 2, 3, 4] {
+        h.fill("at", u64::MAX);
+        h.run_threads("place", &[], chunks);
+        assert_eq!(h.get("at"), vec![3, u64::MAX, 1, u64::MAX, u64::MAX, 0, u64::MAX, 2], "{chunks} chunks");
+    }
+    assert_eq!(h.run("both", &[]), 5 + 102 + 207 + 300);
+}
+
+#[test]
 fn casts_and_signedness() {
     let src = &conformance("casts");
     let mut h = harness(src, &Graph::path(2), &[(16, 1), (16, 1), (8, 1), (64, 1), (64, 1)]);

@@ -102,7 +102,13 @@ impl<'c> Lower<'c, '_> {
             Kind::Worklist { items, elem } => {
                 let addr = self.element(items, i, elem, crate::lower::GLOBAL)?;
                 let v = self.b.build_load(types::mem(self.c, elem), addr, "item")?;
-                vec![self.mem_to_reg(elem, v)?]
+                let item = self.mem_to_reg(elem, v)?;
+                // `forall (i, x) in wl` also binds the item's position, a `u64`.
+                if vars.len() == 2 {
+                    vec![i.into(), item]
+                } else {
+                    vec![item]
+                }
             }
             Kind::Range { start, ty } => {
                 let v = self.b.build_int_add(start, i, "")?;

@@ -302,7 +302,15 @@ impl Validator<'_> {
         let want: Vec<Option<Scalar>> = match s {
             Space::Nodes => vec![Some(Scalar::Node)],
             Space::Edges | Space::OutEdges(_) => vec![Some(Scalar::Edge)],
-            Space::Worklist(w) => vec![self.m.worklists.get(*w).map(|w| w.elem)],
+            Space::Worklist(w) => {
+                let item = self.m.worklists.get(*w).map(|w| w.elem);
+                // With two variables, the first is the item's position (`forall (i, x) in wl`).
+                if vars.len() == 2 {
+                    vec![Some(Scalar::U64), item]
+                } else {
+                    vec![item]
+                }
+            }
             Space::Range(a, b) => {
                 let (ta, tb) = (self.value(body, *a, span), self.value(body, *b, span));
                 if ta != tb {

@@ -16,13 +16,15 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
             ast::Pattern::Two(a, b) => vec![a, b],
         };
         if names.len() != tys.len() {
-            self.error(
-                Diagnostic::error(
-                    what_span,
-                    format!("this space has {} dimension(s) but the loop binds {}", tys.len(), names.len()),
-                )
-                .label("pattern and space do not match"),
-            );
+            let mut d = Diagnostic::error(
+                what_span,
+                format!("this space has {} dimension(s) but the loop binds {}", tys.len(), names.len()),
+            )
+            .label("pattern and space do not match");
+            if names.len() == 2 {
+                d = d.note("`(i, x)` binds a position and an item over a worklist (`forall (i, x) in wl`), or two indices over `(a..b, c..d)`");
+            }
+            self.error(d);
             return None;
         }
         let mut out = Vec::new();
@@ -226,13 +228,17 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
             },
             ast::Space::Expr(e) => {
                 let Some(sp) = self.named_space(e) else { return };
-                let t = match &sp {
-                    Space::Nodes => Scalar::Node,
-                    Space::Edges | Space::OutEdges(_) => Scalar::Edge,
-                    Space::Worklist(w) => self.sema.module.worklists[*w].elem,
+                let tys = match &sp {
+                    Space::Nodes => vec![Scalar::Node],
+                    Space::Edges | Space::OutEdges(_) => vec![Scalar::Edge],
+                    // `forall (i, x) in wl`: also the item's position in the worklist's current contents.
+                    Space::Worklist(w) if matches!(pat, ast::Pattern::Two(..)) => {
+                        vec![Scalar::U64, self.sema.module.worklists[*w].elem]
+                    }
+                    Space::Worklist(w) => vec![self.sema.module.worklists[*w].elem],
                     _ => unreachable!("named spaces"),
                 };
-                (sp, vec![t])
+                (sp, tys)
             }
         };
         if self.foralls == 0 && !self.sweep_bounds_known(&sp) {
