@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use irgc_runtime::ranks::{run_rank, Link, Rank, RankExecution, SocketLink};
-use irgc_runtime::DeviceRequest;
+use irgc_runtime::{Device, DeviceRequest, RunError};
 
 use crate::execute::{CudaProgram, Finished, RankReport, Target};
 
@@ -38,11 +38,7 @@ pub fn on_cpu_rank(kernels: &crate::backend::CpuBackend, req: DeviceRequest<'_>,
     }
     let mut dev = irgc_runtime::CpuDevice::new(kernels, &req.options)?;
     let threads = dev.threads();
-    let joined = Instant::now();
-    let mut link = SocketLink::join(&spec.join, spec.rank, spec.wait)?;
-    let join_time = joined.elapsed();
-    let exec = run_rank(&mut dev, &mut link, spec.rank, req)?;
-    let report = report(&exec, Link::<irgc_runtime::CpuDevice>::describe(&link), join_time);
+    let (exec, report) = linked(&mut dev, |_| SocketLink::join(&spec.join, spec.rank, spec.wait), spec, req)?;
     Ok(finished(exec, report, Target::Cpu { threads }))
 }
 
@@ -55,25 +51,12 @@ pub fn on_cuda_rank(program: CudaProgram, req: DeviceRequest<'_>, spec: &RankSpe
         return Err(anyhow!("a rank runs on one GPU (name it with --gpus), not {}", devices.len()));
     }
     let dev = &mut devices[0];
-    let joined = Instant::now();
-    let (exec, link) = match spec.link {
-        RankLink::Nccl => {
-            let mut link = irgc_cuda::NcclLink::join(dev, &spec.join, spec.rank, spec.wait)?;
-            let join_time = joined.elapsed();
-            let exec = run_rank(dev, &mut link, spec.rank, req)?;
-            (exec, (link.describe(), join_time))
-        }
-        RankLink::Sockets => {
-            let mut link = SocketLink::join(&spec.join, spec.rank, spec.wait)?;
-            let join_time = joined.elapsed();
-            let exec = run_rank(dev, &mut link, spec.rank, req)?;
-            let described = Link::<irgc_cuda::CudaDevice>::describe(&link);
-            (exec, (described, join_time))
-        }
+    let (exec, report) = match spec.link {
+        RankLink::Nccl => linked(dev, |d| irgc_cuda::NcclLink::join(d, &spec.join, spec.rank, spec.wait), spec, req)?,
+        RankLink::Sockets => linked(dev, |_| SocketLink::join(&spec.join, spec.rank, spec.wait), spec, req)?,
     };
     let transfers = dev.transfers();
     let readback = exec.result.as_ref().map(|r| r.readback_time).unwrap_or_default();
-    let report = report(&exec, link.0, link.1);
     let target = Target::Cuda {
         device: name,
         arch,
@@ -82,6 +65,21 @@ pub fn on_cuda_rank(program: CudaProgram, req: DeviceRequest<'_>, spec: &RankSpe
         readback,
     };
     Ok(finished(exec, report, target))
+}
+
+/// Joins the other ranks through the link `join` makes (timed), then runs the rank over it.
+fn linked<D: Device, L: Link<D>>(
+    dev: &mut D,
+    join: impl FnOnce(&D) -> Result<L, RunError>,
+    spec: &RankSpec,
+    req: DeviceRequest<'_>,
+) -> Result<(RankExecution<D::Buffer>, RankReport)> {
+    let joined = Instant::now();
+    let mut link = join(dev)?;
+    let join_time = joined.elapsed();
+    let exec = run_rank(dev, &mut link, spec.rank, req)?;
+    let report = report(&exec, link.describe(), join_time);
+    Ok((exec, report))
 }
 
 fn report<B>(exec: &RankExecution<B>, link: String, join_time: Duration) -> RankReport {

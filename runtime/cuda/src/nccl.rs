@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::{CudaSlice, CudaStream};
 use cudarc::nccl::result::NcclError;
 use cudarc::nccl::{group_end, group_start, Comm, Id};
-use irgc_runtime::devices::Mover;
+use irgc_runtime::devices::{merge_rounds, Mover};
 use irgc_runtime::ranks::{Link, Rank, Step};
 use irgc_runtime::RunError;
 
@@ -165,8 +165,13 @@ impl NcclLink {
     }
 
     fn sync(&self, what: &str) -> Result<(), RunError> {
-        self.stream.synchronize().map_err(|e| RunError::from(CudaError::driver(what, e)))
+        sync(&self.stream, what)
     }
+}
+
+/// Waits for everything queued on `stream` (NCCL's operations included); a failure is `what`.
+fn sync(stream: &CudaStream, what: &str) -> Result<(), RunError> {
+    stream.synchronize().map_err(|e| RunError::from(CudaError::driver(what, e)))
 }
 
 impl Link<CudaDevice> for NcclLink {
@@ -248,23 +253,15 @@ impl NcclDevices {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| RunError::from(CudaError::driver("cannot allocate NCCL's connecting words", e)))?;
         let failed = |e| nccl_error("cannot connect the GPUs that merge", e);
-        let mut stride = 1;
-        while stride < comms.len() {
-            for i in (0..comms.len()).step_by(2 * stride) {
-                let j = i + stride;
-                if j >= comms.len() {
-                    continue;
-                }
-                let (left, right) = tokens.split_at_mut(j);
-                group_start().map_err(failed)?;
-                comms[j].send(&right[0], i as i32).map_err(failed)?;
-                comms[i].recv(&mut left[i], j as i32).map_err(failed)?;
-                group_end().map_err(failed)?;
-            }
-            stride *= 2;
+        for &(i, j) in merge_rounds(comms.len()).iter().flatten() {
+            let (left, right) = tokens.split_at_mut(j);
+            group_start().map_err(failed)?;
+            comms[j].send(&right[0], i as i32).map_err(failed)?;
+            comms[i].recv(&mut left[i], j as i32).map_err(failed)?;
+            group_end().map_err(failed)?;
         }
         for s in &streams {
-            s.synchronize().map_err(|e| RunError::from(CudaError::driver("cannot connect the GPUs that merge", e)))?;
+            sync(s, "cannot connect the GPUs that merge")?;
         }
         Ok(NcclDevices { comms, version })
     }
@@ -288,13 +285,8 @@ impl Mover<CudaDevice> for NcclDevices {
         send.send(&from.slice().slice(0..bytes), receiver as i32).map_err(failed)?;
         recv.recv(&mut into.slice_mut().slice_mut(0..bytes), sender as i32).map_err(failed)?;
         group_end().map_err(failed)?;
-        to.gpu()
-            .stream
-            .synchronize()
-            .map_err(|e| RunError::from(CudaError::driver("cannot move an array between GPUs", e)))?;
-        send.stream()
-            .synchronize()
-            .map_err(|e| RunError::from(CudaError::driver("cannot move an array between GPUs", e)))
+        sync(&to.gpu().stream, "cannot move an array between GPUs")?;
+        sync(&send.stream(), "cannot move an array between GPUs")
     }
 
     fn describe(&self) -> String {

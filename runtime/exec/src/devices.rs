@@ -109,6 +109,19 @@ impl<D: Device> Mover<D> for Receive {
     }
 }
 
+/// The pairwise merges of `n` devices (or ranks), round by round: in round `r`, device `i` (a multiple of
+/// `2^(r+1)`) receives from device `i + 2^r` (`(receiver, sender)` pairs). ⌈log₂ n⌉ rounds; device 0 ends with
+/// every part merged. One process's merges, the ranks' steps and NCCL's connection warm-up all follow it.
+pub fn merge_rounds(n: usize) -> Vec<Vec<(usize, usize)>> {
+    let mut rounds = Vec::new();
+    let mut stride = 1;
+    while stride < n {
+        rounds.push((0..n).step_by(2 * stride).filter(|i| i + stride < n).map(|i| (i, i + stride)).collect());
+        stride *= 2;
+    }
+    rounds
+}
+
 /// The program's `merge`, or the refusal a program without one gets.
 pub(crate) fn merge_of(artifact: &Artifact) -> Result<&irgc_artifact::MergeDesc, RunError> {
     artifact.merge.as_ref().ok_or_else(|| {
@@ -158,29 +171,21 @@ where
     let (mut machines, runs): (Vec<_>, Vec<_>) = ran?.into_iter().unzip();
     let setup_parts = machines.iter().map(|m| m.mem.setup).fold(Default::default(), |a, b| a + b);
     let start = Instant::now();
-    let (mut rounds, mut stride) = (0u32, 1usize);
+    let rounds = merge_rounds(machines.len());
     let mut merge_launches = 0;
-    while stride < machines.len() {
-        for i in (0..machines.len()).step_by(2 * stride) {
-            let j = i + stride;
-            if j >= machines.len() {
-                continue;
-            }
-            let (left, right) = machines.split_at_mut(j);
-            let (receiver, sender) = (&mut left[i], &right[0]);
-            let from = sender.mem.globals.get(merge.from).ok_or_else(|| RunError::plan("merge of a missing array"))?;
-            let into =
-                receiver.mem.globals.get_mut(merge.into).ok_or_else(|| RunError::plan("merge into a missing array"))?;
-            receiver.dev.begin_compute(options.collect_stats)?;
-            let (elem, len) = (from.elem.size(), from.len());
-            mover.bring((i, &mut *receiver.dev), &mut into.buf, (j, &*sender.dev), &from.buf, elem, len)?;
-            let before = receiver.launches;
-            receiver.run_block(&merge.body)?;
-            receiver.dev.end_compute()?;
-            merge_launches += receiver.launches - before;
-        }
-        stride *= 2;
-        rounds += 1;
+    for &(i, j) in rounds.iter().flatten() {
+        let (left, right) = machines.split_at_mut(j);
+        let (receiver, sender) = (&mut left[i], &right[0]);
+        let from = sender.mem.globals.get(merge.from).ok_or_else(|| RunError::plan("merge of a missing array"))?;
+        let into =
+            receiver.mem.globals.get_mut(merge.into).ok_or_else(|| RunError::plan("merge into a missing array"))?;
+        receiver.dev.begin_compute(options.collect_stats)?;
+        let (elem, len) = (from.elem.size(), from.len());
+        mover.bring((i, &mut *receiver.dev), &mut into.buf, (j, &*sender.dev), &from.buf, elem, len)?;
+        let before = receiver.launches;
+        receiver.run_block(&merge.body)?;
+        receiver.dev.end_compute()?;
+        merge_launches += receiver.launches - before;
     }
     let merge_time = start.elapsed();
     let first = machines.swap_remove(0);
@@ -193,7 +198,7 @@ where
         stats: first.stats,
         devices: runs,
         setup_parts,
-        merge_rounds: rounds,
+        merge_rounds: rounds.len() as u32,
         merge_time,
         merge_launches,
         readback_time,

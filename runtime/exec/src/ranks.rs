@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 pub use socket::SocketLink;
 
 use crate::device::Device;
-use crate::devices::{compute_part, set_up_part, DeviceRun};
+use crate::devices::{compute_part, merge_rounds, set_up_part, DeviceRun};
 use crate::error::RunError;
 use crate::memory::{Memory, SetupParts};
 use crate::output::{self, OutputData};
@@ -56,32 +56,29 @@ impl Rank {
     /// Checks `rank < ranks` (and at least one rank), for options that come from a user.
     pub fn new(rank: usize, ranks: usize) -> Result<Rank, RunError> {
         if ranks == 0 || rank >= ranks {
-            return Err(RunError::plan(format!("rank {rank} of {ranks}: ranks are numbered 0..{ranks}")));
+            return Err(RunError::ranks(format!("rank {rank} of {ranks}: ranks are numbered 0..{ranks}")));
         }
         Ok(Rank { rank, ranks })
     }
 
-    /// What this rank does in each merge round, in order.
+    /// What this rank does in each merge round, in order ([`merge_rounds`]): receive from its partner in each
+    /// round where it receives, until the round where it sends.
     pub fn steps(self) -> Vec<Step> {
         let mut steps = Vec::new();
-        let mut stride = 1;
-        while stride < self.ranks {
-            if self.rank.is_multiple_of(2 * stride) {
-                if self.rank + stride < self.ranks {
-                    steps.push(Step::Receive { from: self.rank + stride });
-                }
-            } else if self.rank % (2 * stride) == stride {
-                steps.push(Step::Send { to: self.rank - stride });
+        for round in merge_rounds(self.ranks) {
+            if let Some(&(_, from)) = round.iter().find(|&&(to, _)| to == self.rank) {
+                steps.push(Step::Receive { from });
+            } else if let Some(&(to, _)) = round.iter().find(|&&(_, from)| from == self.rank) {
+                steps.push(Step::Send { to });
                 break;
             }
-            stride *= 2;
         }
         steps
     }
 
     /// Merge rounds of the whole run: ⌈log₂ ranks⌉.
     pub fn rounds(self) -> u32 {
-        self.ranks.next_power_of_two().trailing_zeros()
+        merge_rounds(self.ranks).len() as u32
     }
 }
 
