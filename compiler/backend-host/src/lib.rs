@@ -26,6 +26,7 @@ pub fn lower(m: &Module) -> art::Artifact {
             weight: g.weight,
             default_weight: g.default_weight.zip(g.weight).map(|(d, ty)| literal_bits(d, ty)),
             undirected: g.undirected,
+            simple: g.simple,
         }),
         needs_sources: m.kernels.iter().any(|(_, k)| uses_sources(&k.body))
             || m.functions.iter().any(|(_, f)| uses_sources(&f.body)),

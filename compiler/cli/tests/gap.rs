@@ -10,6 +10,7 @@ const PAGERANK: &str = "programs/pagerank/pagerank.irg";
 const PAGERANK_PULL: &str = "programs/pagerank/pagerank_pull.irg";
 const PAGERANK_PULL_F32: &str = "programs/pagerank/pagerank_pull_f32.irg";
 const TC: &str = "programs/tc/tc.irg";
+const TC_PER_NODE: &str = "programs/tc/tc_per_node.irg";
 const BC: &str = "programs/bc/bc.irg";
 
 /// The value of `print     NAME = VALUE` in a run's summary.
@@ -43,7 +44,7 @@ fn every_gap_program_verifies_on_small_real_graphs() {
     for graph in ["wiki-Vote.txt.xz", "p2p-31.e.xz", "astro-ph.graph.xz", "delaunay_n15.graph.xz", "email-Enron.txt.xz"]
     {
         let g = &data(graph);
-        for p in [PAGERANK, TC, BC] {
+        for p in [PAGERANK, TC, TC_PER_NODE, BC] {
             run_verified(p, g, &[]);
         }
     }
@@ -82,7 +83,7 @@ fn every_gap_program_verifies_on_generated_graphs() {
 fn a_road_network_verifies() {
     // Thousands of BFS levels for BC; few triangles; PageRank on a sparse, high-diameter graph.
     let g = &data("road-luxembourg-osm.mtx.xz");
-    for p in [PAGERANK, PAGERANK_PULL, PAGERANK_PULL_F32, TC, BC] {
+    for p in [PAGERANK, PAGERANK_PULL, PAGERANK_PULL_F32, TC, TC_PER_NODE, BC] {
         run_verified(p, g, &[]);
     }
 }
@@ -90,9 +91,11 @@ fn a_road_network_verifies() {
 #[test]
 fn triangle_totals_match_the_published_count_and_the_check() {
     // SNAP's page for email-Enron lists 727,044 triangles.
-    let out = run_verified(TC, &data("email-Enron.txt.xz"), &[]);
-    assert_eq!(printed(&out, "triangles"), "727044", "{out}");
-    assert!(out.contains(": 727044 triangles, at most"), "{out}");
+    for p in [TC, TC_PER_NODE] {
+        let out = run_verified(p, &data("email-Enron.txt.xz"), &[]);
+        assert_eq!(printed(&out, "triangles"), "727044", "{out}");
+        assert!(out.contains(": 727044 triangles, at most"), "{out}");
+    }
     // A directed input is symmetrized first, and the count is the same as on its undirected form.
     let out = run_verified(TC, &data("wiki-Vote.txt.xz"), &[]);
     assert!(out.contains("graph     symmetrized"), "{out}");
@@ -111,23 +114,32 @@ fn triangles_ordered_by_degree_or_by_id_agree() {
         (&data("wiki-Vote.txt.xz"), true),
         (&data("road-luxembourg-osm.mtx.xz"), false),
     ] {
-        let auto = run_verified(TC, graph, &[]);
-        assert_eq!(printed(&auto, "by_degree"), skewed.to_string(), "{graph}: {auto}");
-        for order in ["order=1", "order=2"] {
-            let forced = run_verified(TC, graph, &["--param", order]);
-            assert_eq!(printed(&forced, "triangles"), printed(&auto, "triangles"), "{graph} {order}");
+        for p in [TC, TC_PER_NODE] {
+            let auto = run_verified(p, graph, &[]);
+            assert_eq!(printed(&auto, "by_degree"), skewed.to_string(), "{p} {graph}: {auto}");
+            for order in ["order=1", "order=2"] {
+                let forced = run_verified(p, graph, &["--param", order]);
+                assert_eq!(printed(&forced, "triangles"), printed(&auto, "triangles"), "{p} {graph} {order}");
+            }
         }
     }
-    // K6 (20 triangles) with a duplicated edge and two self loops, kept by the edge-list loader: both orders
-    // skip repeated neighbours and loops.
+    // K6 (20 triangles) with a duplicated edge and two self loops, kept by the edge-list loader: the programs
+    // declare a simple graph, so the run drops them first and says so.
     let path = temp("k6-dup.el");
     let mut text: String =
         (0..6).flat_map(|a| (0..6).filter(move |&b| b != a).map(move |b| format!("{a} {b}\n"))).collect();
     text.push_str("0 1\n1 0\n2 2\n3 3\n");
     std::fs::write(&path, text).unwrap();
-    for order in ["order=1", "order=2"] {
-        let out = run_verified(TC, path.to_str().unwrap(), &["--param", order]);
-        assert_eq!(printed(&out, "triangles"), "20", "{order}: {out}");
+    for p in [TC, TC_PER_NODE] {
+        for order in ["order=1", "order=2"] {
+            let out = run_verified(p, path.to_str().unwrap(), &["--param", order]);
+            assert_eq!(printed(&out, "triangles"), "20", "{p} {order}: {out}");
+            assert!(out.contains("graph     made simple: the program needs a simple graph"), "{out}");
+            assert!(out.contains("(34 -> 30 edges)"), "{out}");
+        }
+        // Without `simple` the loops would count the repeated edge's triangles twice: the declaration is needed.
+        let err = caught(p, "graph G(undirected, simple);", "graph G(undirected);", path.to_str().unwrap(), &[]);
+        assert!(err.contains("expected"), "{err}");
     }
     std::fs::remove_file(&path).ok();
 }
@@ -178,14 +190,21 @@ fn wrong_triangle_counts_are_caught() {
     let g = &data("astro-ph.graph.xz");
     let by_degree = ["--param", "order=1"];
     // Without the order (every neighbour in `up`), each triangle is found from every corner.
-    let err = caught(TC, "v != last && below(u, v)", "v != last && v != u", g, &by_degree);
+    let err = caught(TC_PER_NODE, "if below(u, v) {", "if v != u {", g, &by_degree);
     assert!(err.contains("triangle count of node"), "{err}");
+    let err = caught(TC, "if below(u, v) {", "if v != u {", g, &by_degree);
+    assert!(err.contains("triangles in the graph: expected"), "{err}");
     // Forgetting the lowest corner.
-    caught(TC, "atomic_add(tri[u], mine);", "", g, &by_degree);
+    caught(TC_PER_NODE, "atomic_add(tri[u], mine);", "", g, &by_degree);
     // Ordered by id: forgetting the middle or the third corner, and a match taken for any neighbour at or past `w`.
-    caught(TC, "atomic_add(tri[v], found);\n                    mine", "mine", g, &[]);
-    caught(TC, "atomic_add(tri[w], 1u64);", "", g, &[]);
-    caught(TC, "if x == w {", "if x >= w {", g, &[]);
+    let middle = "atomic_add(tri[w], 1u64);\n                }\n            }\n            if found > 0 {\n";
+    caught(TC_PER_NODE, &format!("{middle}                atomic_add(tri[v], found);"), middle, g, &[]);
+    caught(TC_PER_NODE, "atomic_add(tri[w], 1u64);", "", g, &[]);
+    for p in [TC, TC_PER_NODE] {
+        caught(p, "if x == w {", "if x >= w {", g, &[]);
+    }
+    // The total not stored.
+    caught(TC, "total[0] = triangles;", "", g, &[]);
 }
 
 #[test]
@@ -201,7 +220,7 @@ fn wrong_betweenness_is_caught() {
 
 #[test]
 fn the_gap_programs_compile_to_ptx() {
-    for p in [PAGERANK, PAGERANK_PULL, PAGERANK_PULL_F32, TC, BC] {
+    for p in [PAGERANK, PAGERANK_PULL, PAGERANK_PULL_F32, TC, TC_PER_NODE, BC] {
         let o = irgc(&["compile", p, "--emit", "ptx"]);
         assert!(o.status.success(), "{p}: {}", String::from_utf8_lossy(&o.stderr));
         assert!(String::from_utf8_lossy(&o.stdout).contains(".entry"), "{p}");

@@ -45,6 +45,9 @@ pub struct GraphDesc {
     /// The program needs a symmetric graph (`graph G(undirected)`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub undirected: bool,
+    /// The program needs a simple graph, without self loops or duplicate edges (`graph G(simple)`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub simple: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -59,6 +59,18 @@ fn skewed(ctx: &[u64]) -> bool {
 const PIPE_BLOCKS_PER_SM: u32 = 2;
 /// An outlined pipe is entered only when its worklist has at most this many items per thread of its grid.
 const LARGE_ROUND: u64 = 4;
+/// An outlined pipe is entered only after this many rounds have run as ordinary launches. A pipe that ends within
+/// them (Suitor's 7–8 rounds on road and grid2k, BFS's 6 levels on kron22) never pays the persistent kernel's
+/// start (the state's upload and read-back, a cooperative launch) and its smaller grid, which made those runs
+/// 10–48% slower than round by round (docs/optimizer.md); a long pipe (road's 1,921 BFS levels) pays 8 ordinary
+/// rounds, about 0.2 ms.
+const HOST_ROUNDS_FIRST: u64 = 8;
+
+/// Whether an outlined pipe over a worklist of `count` items, after `rounds_done` rounds from the host, enters its
+/// persistent kernel of `grid` blocks now (see [`LARGE_ROUND`] and [`HOST_ROUNDS_FIRST`]).
+fn enters_pipe(count: u64, grid: u32, rounds_done: u64) -> bool {
+    count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND && rounds_done >= HOST_ROUNDS_FIRST
+}
 /// Blocks per multiprocessor for an outlined loop, whose kernels usually sweep every node each round: as many
 /// as an ordinary launch, for the memory parallelism the sweeps need.
 const LOOP_BLOCKS_PER_SM: u32 = 8;
@@ -444,8 +456,9 @@ impl Device for CudaDevice {
         };
         // A worklist larger than the persistent grid can hide latency for (it has a few blocks per
         // multiprocessor, an ordinary launch up to 8) runs its round from the host; the pipe enters the kernel once
-        // its worklist has shrunk (pipes seeded with every node: matching, colouring).
-        if run.desc.worklist.is_some() && run.count > u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND {
+        // its worklist has shrunk (pipes seeded with every node: matching, colouring) and it has run
+        // `HOST_ROUNDS_FIRST` rounds (short pipes never enter it).
+        if run.desc.worklist.is_some() && !enters_pipe(run.count, grid, run.rounds_done) {
             return Ok(None);
         }
         self.upload_slots(None, ctx)?;
@@ -497,5 +510,21 @@ impl Device for CudaDevice {
         self.gpu.stream.synchronize().map_err(failed)?;
         let ms = self.compute_events.0.elapsed_ms(&self.compute_events.1).map_err(failed)?;
         Ok(Some(Duration::from_secs_f64(ms.max(0.0) as f64 / 1e3)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pipe_enters_its_kernel_only_when_small_and_after_its_first_rounds() {
+        let grid = 264; // 132 multiprocessors, 2 blocks each
+        let small = 1_000;
+        assert!(!enters_pipe(small, grid, 0), "a short pipe's first rounds run from the host");
+        assert!(!enters_pipe(small, grid, HOST_ROUNDS_FIRST - 1));
+        assert!(enters_pipe(small, grid, HOST_ROUNDS_FIRST));
+        let large = u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND + 1;
+        assert!(!enters_pipe(large, grid, 100), "a large round runs from the host");
     }
 }

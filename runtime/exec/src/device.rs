@@ -45,6 +45,8 @@ pub struct PipeRun<'a> {
     pub count: u64,
     /// The most rounds it may run (the launch limit's remainder).
     pub max_rounds: u64,
+    /// The rounds this pipe has already run from the host since the plan reached it (0 for an outlined loop).
+    pub rounds_done: u64,
     /// Every host local's bits.
     pub locals: &'a [u64],
 }

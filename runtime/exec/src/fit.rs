@@ -1,6 +1,7 @@
-//! Fitting a graph to what its program declares (`graph G(undirected, weight: T = D)`) before a run, so that no
-//! program runs on a graph it would answer wrongly for: a directed graph given to a program that needs an
-//! undirected one is symmetrized, and an unweighted graph given to a program with a default weight gets that
+//! Fitting a graph to what its program declares (`graph G(undirected, simple, weight: T = D)`) before a run, so
+//! that no program runs on a graph it would answer wrongly for: a directed graph given to a program that needs an
+//! undirected one is symmetrized, self loops and repeated edges are dropped for one that needs a simple graph, and
+//! an unweighted graph given to a program with a default weight gets that
 //! weight on every edge. Each change comes back as a sentence for the run's summary; a program that reads
 //! weights without a default still refuses an unweighted graph (see [`crate::memory::convert_weights`]).
 
@@ -49,6 +50,22 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<F
                  weighs the smallest of its copies, as an undirected program needs"
             ));
             changed = Some(fixed);
+        }
+    }
+    // Symmetrizing and the smallest weights above leave a simple graph; an input that needed neither may not be.
+    if desc.simple {
+        let current = changed.as_ref().unwrap_or(graph);
+        if let Some((u, v)) = current.first_non_simple() {
+            let (lu, lv) = (current.labels.label(u), current.labels.label(v));
+            let what = if u == v { format!("a self loop at {lu}") } else { format!("{lu} -> {lv} more than once") };
+            let before = current.num_edges();
+            let simple = current.simplified();
+            notes.push(format!(
+                "made simple: the program needs a simple graph and {graph_name} has {what}; self loops and \
+                 repeated edges dropped, the lightest of each repeat kept ({before} -> {} edges)",
+                simple.num_edges()
+            ));
+            changed = Some(simple);
         }
     }
     let weightless = changed.as_ref().unwrap_or(graph).weights.is_none();

@@ -243,7 +243,7 @@ impl<'a, D: Device> Machine<'a, D> {
                 let branch = if self.eval(cond)? != 0 { then } else { otherwise };
                 return self.block(branch);
             }
-            HostStmt::Loop { outlined: Some(p), .. } if self.outlined_pipe(*p, None)? => {}
+            HostStmt::Loop { outlined: Some(p), .. } if self.outlined_pipe(*p, None, 0)? => {}
             HostStmt::Loop { body, continuing, break_if, .. } => loop {
                 if let Flow::Break = self.block(body)? {
                     break;
@@ -272,14 +272,16 @@ impl<'a, D: Device> Machine<'a, D> {
             HostStmt::Break => return Ok(Flow::Break),
             HostStmt::Continue => return Ok(Flow::Continue),
             HostStmt::Pipe { worklist, body, outlined } => {
+                let mut rounds_done = 0;
                 loop {
-                    // Asked again every round: a device may run the first, large rounds as ordinary launches and
-                    // enter the persistent kernel once the worklist is small (see `Device::run_pipe`).
+                    // Asked again every round: a device may run the first rounds as ordinary launches (large ones,
+                    // or the first few of every pipe) and enter the persistent kernel later (see `Device::run_pipe`).
                     if let Some(p) = outlined {
-                        if self.outlined_pipe(*p, Some(*worklist))? {
+                        if self.outlined_pipe(*p, Some(*worklist), rounds_done)? {
                             return Ok(Flow::Normal);
                         }
                     }
+                    rounds_done += 1;
                     let size = self.worklist(*worklist)?.count;
                     if size == 0 {
                         break;
@@ -320,7 +322,7 @@ impl<'a, D: Device> Machine<'a, D> {
     /// Runs outlined pipe `p` over worklist `w` (or outlined loop `p`, without) as one kernel if the device can
     /// (and the options allow): whether it did. Afterwards the host locals are the kernel's, the worklist is
     /// empty, and the launch count and round number have moved on as if the rounds had run from the host.
-    fn outlined_pipe(&mut self, p: usize, w: Option<usize>) -> Result<bool, RunError> {
+    fn outlined_pipe(&mut self, p: usize, w: Option<usize>, rounds_done: u64) -> Result<bool, RunError> {
         let artifact = self.artifact;
         let Some(desc) = artifact.pipes.get(p) else {
             return Err(RunError::plan(format!("the plan runs outlined pipe #{p}, which does not exist")));
@@ -336,7 +338,7 @@ impl<'a, D: Device> Machine<'a, D> {
         if !allowed || desc.worklist != w || (w.is_some() && count == 0) || max_rounds == 0 {
             return Ok(false);
         }
-        let run = PipeRun { pipe: p, desc, count, max_rounds, locals: &self.locals };
+        let run = PipeRun { pipe: p, desc, count, max_rounds, rounds_done, locals: &self.locals };
         let Some(end) = self.dev.run_pipe(run, &self.ctx)? else {
             return Ok(false);
         };

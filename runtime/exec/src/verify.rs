@@ -12,7 +12,8 @@
 //!   half the element type's largest value means unreached (see [`dense_unreached`]);
 //! - `pagerank(d, ε)`: the L1 distance from the fixed point at most `d/(1-d) · ε` plus rounding (see
 //!   [`irgc_verify::check_pagerank`]), GAP's residual reported;
-//! - `triangles`: exact per-node triangle counts of the simple undirected graph;
+//! - `triangles`: exact per-node triangle counts of the simple undirected graph, or its exact total (a one-element
+//!   array);
 //! - `bc(s)`: Brandes's dependencies of `s`, within a relative [`BC_F64_TOLERANCE`] (`f64`) or
 //!   [`BC_F32_TOLERANCE`] (`f32`).
 //!
@@ -243,10 +244,26 @@ fn check_one(check: &CheckDesc, g: &Csr, data: &OutputData, env: &StaticEnv<'_>)
             )
         }
         CheckDesc::Triangles => {
-            need_node_shape("triangles")?;
-            let reference = "triangles per node (ordered forward algorithm, sorted merges)".to_string();
-            let cand: Vec<i64> = data.values.iter().map(|&b| to_i64(ty, b)).collect();
-            let sum = v::check_triangles(g, &cand).map_err(|m| fail(&reference, m))?;
+            let what = if data.shape == OutputShape::Node { "per node" } else { "in the graph" };
+            let reference = format!("triangles {what} (ordered forward algorithm, sorted merges)");
+            let sum = match data.shape {
+                OutputShape::Node => {
+                    let cand: Vec<i64> = data.values.iter().map(|&b| to_i64(ty, b)).collect();
+                    v::check_triangles(g, &cand)
+                }
+                // GAP's result: the total alone, in a one-element array.
+                OutputShape::Dense { dims } if dims.iter().product::<u64>() == 1 => {
+                    v::check_triangle_total(g, to_i64(ty, data.values[0]))
+                }
+                _ => {
+                    return Err(RunError::plan(format!(
+                        "output `{}` is checked as triangles but is neither a node array (per-node counts) nor a \
+                         one-element array (the total)",
+                        data.name
+                    )))
+                }
+            }
+            .map_err(|m| fail(&reference, m))?;
             report(reference, format!("{} triangles, at most {} at one node", sum.triangles, sum.max_per_node))
         }
         CheckDesc::Bc { source: s } => {

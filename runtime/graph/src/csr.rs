@@ -93,7 +93,8 @@ impl Weights {
         }
     }
 
-    fn permuted(&self, order: &[usize]) -> Weights {
+    /// The weights of edges `order[0], order[1], ...`, in that order.
+    pub(crate) fn permuted(&self, order: &[usize]) -> Weights {
         match self {
             Weights::Int(w) => Weights::Int(order.par_iter().map(|&i| w[i]).collect()),
             Weights::U32(w) => Weights::U32(order.par_iter().map(|&i| w[i]).collect()),

@@ -17,6 +17,7 @@ pub mod load;
 pub mod memory;
 pub mod partition;
 mod shared;
+mod simple;
 pub mod stats;
 mod symmetry;
 pub mod write;

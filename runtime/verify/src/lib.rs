@@ -36,7 +36,7 @@ pub use pagerank::{
     check_pagerank, pagerank, pagerank_step, PageRankSummary, REFERENCE_MAX_STEPS, REFERENCE_TOLERANCE,
 };
 pub use sssp::{check_sssp, dijkstra, Distance, Distances, SsspSummary, FLOAT_TOLERANCE};
-pub use triangles::{check_triangles, triangles_per_node, TriangleSummary};
+pub use triangles::{check_triangle_total, check_triangles, triangles_per_node, TriangleSummary};
 
 use irgc_graph::Csr;
 use thiserror::Error;

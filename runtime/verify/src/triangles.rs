@@ -102,6 +102,23 @@ pub fn check_triangles(g: &Csr, candidate: &[i64]) -> Result<TriangleSummary, Mi
     })
 }
 
+/// Checks a triangle total (GAP's TC result: one number for the whole graph) against [`triangles_per_node`]'s.
+pub fn check_triangle_total(g: &Csr, candidate: i64) -> Result<TriangleSummary, Mismatch> {
+    let expected = triangles_per_node(g);
+    let summary = TriangleSummary {
+        triangles: expected.iter().sum::<u64>() / 3,
+        max_per_node: expected.iter().copied().max().unwrap_or(0),
+    };
+    if candidate != summary.triangles as i64 {
+        return Err(Mismatch::Total {
+            what: "triangles in the graph",
+            expected: summary.triangles.to_string(),
+            found: candidate.to_string(),
+        });
+    }
+    Ok(summary)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +147,13 @@ mod tests {
         let err = check_triangles(&g, &[1, 1, 2, 0]).unwrap_err();
         assert_eq!(err.to_string(), "triangle count of node 102: expected 1, found 2");
         assert!(matches!(check_triangles(&g, &[1, 1, 1]), Err(Mismatch::Length { .. })));
+    }
+
+    #[test]
+    fn checks_the_total() {
+        let g = undirected(4, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 0)]);
+        assert_eq!(check_triangle_total(&g, 2).unwrap().triangles, 2);
+        let err = check_triangle_total(&g, 3).unwrap_err();
+        assert_eq!(err.to_string(), "triangles in the graph: expected 2, found 3");
     }
 }

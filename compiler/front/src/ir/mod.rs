@@ -86,6 +86,9 @@ pub struct GraphDecl {
     /// The program needs every edge's reverse (`graph G(undirected)`): the runtime symmetrizes a graph that
     /// lacks some, and says so.
     pub undirected: bool,
+    /// The program needs a simple graph (`graph G(simple)`): no self loops and no two edges joining the same pair
+    /// in the same direction. The runtime drops them from a graph that has some, and says so.
+    pub simple: bool,
     pub span: Span,
 }
 

@@ -80,7 +80,8 @@ impl Printer<'_> {
                 _ => String::new(),
             };
             let undirected = if g.undirected { ", undirected" } else { "" };
-            let _ = writeln!(self.out, "graph {} (weight: {w}{d}{undirected})", g.name);
+            let simple = if g.simple { ", simple" } else { "" };
+            let _ = writeln!(self.out, "graph {} (weight: {w}{d}{undirected}{simple})", g.name);
         }
         let plan = Ctx::new(&m.plan);
         for (_, p) in m.params.iter() {

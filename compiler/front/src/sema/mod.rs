@@ -150,11 +150,20 @@ struct Pending<'a> {
     merges: Vec<(&'a crate::span::Ident, &'a crate::span::Ident, &'a ast::Block, Span)>,
 }
 
+/// What `graph G(...)` declares: see [`GraphDecl`].
+#[derive(Default)]
+struct GraphProps {
+    weight: Option<Scalar>,
+    default: Option<ir::Literal>,
+    undirected: bool,
+    simple: bool,
+}
+
 impl Sema {
-    /// The properties of `graph G(...)`: the weight type and its default, and `undirected`. Each may appear once;
-    /// anything else is an error naming the properties there are.
-    fn graph_props(&mut self, props: &[ast::GraphProp]) -> (Option<Scalar>, Option<ir::Literal>, bool) {
-        let (mut weight, mut default, mut undirected) = (None, None, false);
+    /// The properties of `graph G(...)`: the weight type and its default, `undirected` and `simple`. Each may appear
+    /// once; anything else is an error naming the properties there are.
+    fn graph_props(&mut self, props: &[ast::GraphProp]) -> GraphProps {
+        let mut out = GraphProps::default();
         let mut seen: Vec<&str> = Vec::new();
         for p in props {
             let name = p.name.node.as_str();
@@ -165,28 +174,29 @@ impl Sema {
             }
             seen.push(name);
             match (name, &p.ty) {
-                ("undirected", None) => undirected = true,
+                ("undirected", None) => out.undirected = true,
+                ("simple", None) => out.simple = true,
                 ("weight", Some(ty)) => {
-                    weight = self.scalar(ty);
-                    if let (Some(ty), Some(d)) = (weight, &p.default) {
-                        default = consts::eval(d, ty, &self.consts).map_err(|e| self.diags.push(e)).ok();
+                    out.weight = self.scalar(ty);
+                    if let (Some(ty), Some(d)) = (out.weight, &p.default) {
+                        out.default = consts::eval(d, ty, &self.consts).map_err(|e| self.diags.push(e)).ok();
                     }
                 }
                 ("weight", None) => self.diags.push(
                     Diagnostic::error(p.span, "`weight` needs a type")
                         .label("e.g. `weight: u32` or `weight: f64 = 1.0`"),
                 ),
-                ("undirected", Some(_)) => self
-                    .diags
-                    .push(Diagnostic::error(p.span, "`undirected` takes no type").label("write just `undirected`")),
+                (flag @ ("undirected" | "simple"), Some(_)) => self.diags.push(
+                    Diagnostic::error(p.span, format!("`{flag}` takes no type")).label(format!("write just `{flag}`")),
+                ),
                 (other, _) => self.diags.push(
                     Diagnostic::error(p.name.span, format!("graphs have no property `{other}`"))
                         .label("unknown property")
-                        .note("graph properties: `undirected`, `weight: TYPE` (optionally `= DEFAULT`)"),
+                        .note("graph properties: `undirected`, `simple`, `weight: TYPE` (optionally `= DEFAULT`)"),
                 ),
             }
         }
-        (weight, default, undirected)
+        out
     }
 
     fn define(&mut self, name: &crate::span::Ident, sym: Symbol) -> bool {
@@ -220,7 +230,7 @@ impl Sema {
             match &item.kind {
                 ItemKind::Import(_) | ItemKind::Error => {}
                 ItemKind::Graph { name, props } => {
-                    let (weight, default_weight, undirected) = self.graph_props(props);
+                    let GraphProps { weight, default: default_weight, undirected, simple } = self.graph_props(props);
                     if let Some(old) = &self.module.graph {
                         self.diags.push(
                             Diagnostic::error(name.span, "a program has one graph")
@@ -231,7 +241,7 @@ impl Sema {
                     }
                     if self.define(name, Symbol::Graph) {
                         let (name, span) = (name.node.clone(), name.span);
-                        self.module.graph = Some(GraphDecl { name, weight, default_weight, undirected, span });
+                        self.module.graph = Some(GraphDecl { name, weight, default_weight, undirected, simple, span });
                     }
                 }
                 ItemKind::Param { name, ty, default } => {

@@ -60,10 +60,19 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     );
                     return None;
                 }
-                let is_dense2 = matches!(&gkind, GlobalKind::Dense(d) if d.len() == 2);
-                let shape_ok = if kind.node == "apsp" { is_dense2 } else { gkind == GlobalKind::Node };
+                let is_dense = |n: usize| matches!(&gkind, GlobalKind::Dense(d) if d.len() == n);
+                let shape_ok = match kind.node.as_str() {
+                    "apsp" => is_dense(2),
+                    // Per-node counts, or the total in a one-element array (its length is checked at run time).
+                    "triangles" => gkind == GlobalKind::Node || is_dense(1),
+                    _ => gkind == GlobalKind::Node,
+                };
                 if !shape_ok {
-                    let want = if kind.node == "apsp" { "a dense n×n array" } else { "a `node` array" };
+                    let want = match kind.node.as_str() {
+                        "apsp" => "a dense n×n array",
+                        "triangles" => "a `node` array (per node) or a one-element array (the total)",
+                        _ => "a `node` array",
+                    };
                     self.error(
                         Diagnostic::error(o.name.span, format!("`{}` results must be {want}", kind.node))
                             .label(format!("`{}` is not", o.name.node)),

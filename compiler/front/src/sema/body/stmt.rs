@@ -539,6 +539,15 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
             );
             return;
         };
+        if let Some(decl) = self.sema.module.graph.as_ref().filter(|d| d.simple) {
+            let declared = decl.span;
+            self.error(
+                Diagnostic::error(span, "a program that declares a simple graph cannot contract it")
+                    .label("the quotient keeps each group's inner edges as a self loop")
+                    .with_secondary(declared, "`simple` declared here"),
+            );
+            return;
+        }
         self.emit_plan(PlanOp::Contract { label: g }, span);
         for (global, init) in self.sema.refills.clone() {
             self.fill(global, &init);
