@@ -27,6 +27,7 @@ pub fn lower(m: &Module) -> art::Artifact {
             default_weight: g.default_weight.zip(g.weight).map(|(d, ty)| literal_bits(d, ty)),
             undirected: g.undirected,
             simple: g.simple,
+            degree_ordered: g.degree_ordered,
         }),
         needs_sources: m.kernels.iter().any(|(_, k)| uses_sources(&k.body))
             || m.functions.iter().any(|(_, f)| uses_sources(&f.body)),

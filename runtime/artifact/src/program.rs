@@ -48,6 +48,10 @@ pub struct GraphDesc {
     /// The program needs a simple graph, without self loops or duplicate edges (`graph G(simple)`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub simple: bool,
+    /// The program wants its nodes numbered by decreasing degree where degrees are skewed (`graph
+    /// G(degree_ordered)`); node outputs are given back per input node.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub degree_ordered: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -68,6 +68,13 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<F
             changed = Some(simple);
         }
     }
+    if desc.degree_ordered && changed.as_ref().unwrap_or(graph).degrees_skewed() {
+        notes.push(format!(
+            "numbered by degree: {graph_name}'s degrees are skewed, so the program, which declares \
+             `degree_ordered`, runs on it with its nodes numbered by decreasing degree (outputs are per input node)"
+        ));
+        changed.get_or_insert_with(|| graph.clone());
+    }
     let weightless = changed.as_ref().unwrap_or(graph).weights.is_none();
     if let (Some(ty), Some(bits), true) = (desc.weight, desc.default_weight, weightless) {
         let mut graph = changed.take().unwrap_or_else(|| graph.clone());

@@ -268,7 +268,17 @@ fn execute_on<D: Device>(
     setup_start: Instant,
 ) -> Result<DeviceExecution<D::Buffer>, RunError> {
     let DeviceRequest { artifact, graph, graph_name, params, options } = req;
-    let mem = memory::Memory::allocate(device, artifact, graph, graph_name, params)?;
+    // A `degree_ordered` program runs on the graph numbered by degree (kept with the graph after the first run);
+    // its node outputs come back per input node through `origin`, as after `G.contract`.
+    let numbering = Instant::now();
+    let renumbered = artifact.graph.as_ref().filter(|g| g.degree_ordered).and_then(|_| graph.degree_ordered());
+    let numbering = numbering.elapsed();
+    let seen = renumbered.as_ref().map_or(graph, |r| &r.csr);
+    let mut mem = memory::Memory::allocate(device, artifact, seen, graph_name, params)?;
+    if let Some(r) = &renumbered {
+        mem.origin = Some(r.rank.clone());
+        mem.setup.graph += numbering;
+    }
     let layout = Layout::of(artifact);
     let ctx = context::build(&layout, &mem, params);
     let setup_time = setup_start.elapsed();

@@ -1,9 +1,10 @@
 //! The compressed-sparse-row graph and the edge list it is built from.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
+use crate::renumber::Renumbered;
 use crate::shared::Shared;
 
 /// Per-edge weights, kept in the precision the input had. [`Shared`] like the edges, so the weights converted
@@ -166,13 +167,19 @@ struct Derived {
     /// The weights converted to 32-bit types ([`Csr::converted_weights`]): the weights they were converted from,
     /// the type's name, the converted array.
     weights: Mutex<Vec<(Weights, &'static str, Shared<u32>)>>,
+    /// The graph numbered by degree ([`Csr::degree_ordered`]), with the row offsets and edges it came from.
+    renumbered: Mutex<Option<KeptRenumbering>>,
 }
+
+/// A kept [`Renumbered`] graph, with the row offsets, edges and weights it was computed from.
+type KeptRenumbering = (Shared<u64>, Shared<u32>, Option<Weights>, Arc<Renumbered>);
 
 impl Clone for Derived {
     fn clone(&self) -> Derived {
         let sources = self.sources.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let weights = self.weights.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        Derived { sources: Mutex::new(sources), weights: Mutex::new(weights) }
+        let renumbered = self.renumbered.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        Derived { sources: Mutex::new(sources), weights: Mutex::new(weights), renumbered: Mutex::new(renumbered) }
     }
 }
 
@@ -235,6 +242,29 @@ impl Csr {
         let sources: Shared<u32> = self.sources().into();
         *kept = Some((self.row_start.clone(), sources.clone()));
         sources
+    }
+
+    /// The graph numbered by decreasing degree ([`Renumbered`]), computed once per graph and kept with it (see
+    /// `Derived`), or `None` where that does not pay ([`Csr::degrees_skewed`]): what a `degree_ordered` program runs
+    /// on.
+    pub fn degree_ordered(&self) -> Option<Arc<Renumbered>> {
+        if !self.degrees_skewed() {
+            return None;
+        }
+        let mut kept = self.derived.renumbered.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((rows, cols, weights, r)) = &*kept {
+            let same_weights = match (&self.weights, weights) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Weights::same(a, b),
+                _ => false,
+            };
+            if Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col) && same_weights {
+                return Some(r.clone());
+            }
+        }
+        let r = Arc::new(self.numbered_by_degree());
+        *kept = Some((self.row_start.clone(), self.col.clone(), self.weights.clone(), r.clone()));
+        Some(r)
     }
 
     /// The weights converted to the 32-bit type named `ty` by `convert`, which runs once per graph and type: later

@@ -89,6 +89,10 @@ pub struct GraphDecl {
     /// The program needs a simple graph (`graph G(simple)`): no self loops and no two edges joining the same pair
     /// in the same direction. The runtime drops them from a graph that has some, and says so.
     pub simple: bool,
+    /// The program wants its graph's nodes numbered by decreasing degree where degrees are skewed
+    /// (`graph G(degree_ordered)`, GAP's relabelling): the runtime renumbers them for the run and gives node
+    /// outputs back per input node.
+    pub degree_ordered: bool,
     pub span: Span,
 }
 

@@ -81,7 +81,8 @@ impl Printer<'_> {
             };
             let undirected = if g.undirected { ", undirected" } else { "" };
             let simple = if g.simple { ", simple" } else { "" };
-            let _ = writeln!(self.out, "graph {} (weight: {w}{d}{undirected}{simple})", g.name);
+            let ordered = if g.degree_ordered { ", degree_ordered" } else { "" };
+            let _ = writeln!(self.out, "graph {} (weight: {w}{d}{undirected}{simple}{ordered})", g.name);
         }
         let plan = Ctx::new(&m.plan);
         for (_, p) in m.params.iter() {

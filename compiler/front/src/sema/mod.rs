@@ -157,6 +157,7 @@ struct GraphProps {
     default: Option<ir::Literal>,
     undirected: bool,
     simple: bool,
+    degree_ordered: bool,
 }
 
 impl Sema {
@@ -176,6 +177,7 @@ impl Sema {
             match (name, &p.ty) {
                 ("undirected", None) => out.undirected = true,
                 ("simple", None) => out.simple = true,
+                ("degree_ordered", None) => out.degree_ordered = true,
                 ("weight", Some(ty)) => {
                     out.weight = self.scalar(ty);
                     if let (Some(ty), Some(d)) = (out.weight, &p.default) {
@@ -186,13 +188,16 @@ impl Sema {
                     Diagnostic::error(p.span, "`weight` needs a type")
                         .label("e.g. `weight: u32` or `weight: f64 = 1.0`"),
                 ),
-                (flag @ ("undirected" | "simple"), Some(_)) => self.diags.push(
+                (flag @ ("undirected" | "simple" | "degree_ordered"), Some(_)) => self.diags.push(
                     Diagnostic::error(p.span, format!("`{flag}` takes no type")).label(format!("write just `{flag}`")),
                 ),
                 (other, _) => self.diags.push(
                     Diagnostic::error(p.name.span, format!("graphs have no property `{other}`"))
                         .label("unknown property")
-                        .note("graph properties: `undirected`, `simple`, `weight: TYPE` (optionally `= DEFAULT`)"),
+                        .note(
+                            "graph properties: `undirected`, `simple`, `degree_ordered`, `weight: TYPE` (optionally \
+                             `= DEFAULT`)",
+                        ),
                 ),
             }
         }
@@ -230,7 +235,8 @@ impl Sema {
             match &item.kind {
                 ItemKind::Import(_) | ItemKind::Error => {}
                 ItemKind::Graph { name, props } => {
-                    let GraphProps { weight, default: default_weight, undirected, simple } = self.graph_props(props);
+                    let GraphProps { weight, default: default_weight, undirected, simple, degree_ordered } =
+                        self.graph_props(props);
                     if let Some(old) = &self.module.graph {
                         self.diags.push(
                             Diagnostic::error(name.span, "a program has one graph")
@@ -241,7 +247,8 @@ impl Sema {
                     }
                     if self.define(name, Symbol::Graph) {
                         let (name, span) = (name.node.clone(), name.span);
-                        self.module.graph = Some(GraphDecl { name, weight, default_weight, undirected, simple, span });
+                        self.module.graph =
+                            Some(GraphDecl { name, weight, default_weight, undirected, simple, degree_ordered, span });
                     }
                 }
                 ItemKind::Param { name, ty, default } => {
@@ -529,5 +536,34 @@ impl Sema {
             }
         }
         self.module.plan = lw.finish();
+        self.check_degree_ordered();
+    }
+
+    /// What a `degree_ordered` program may not have yet: the runtime numbers its graph's nodes afresh and maps node
+    /// outputs back to the input's nodes, but it does not map node params in, edge outputs out, or a partner's
+    /// array in a merge.
+    fn check_degree_ordered(&mut self) {
+        let Some(decl) = self.module.graph.as_ref().filter(|g| g.degree_ordered) else { return };
+        let declared = decl.span;
+        let mut refused = Vec::new();
+        for (_, p) in self.module.params.iter().filter(|(_, p)| p.ty == Scalar::Node) {
+            refused.push((p.span, format!("a node param (`{}`)", p.name)));
+        }
+        for o in &self.module.outputs {
+            let g = &self.module.globals[o.global];
+            if g.kind == ir::GlobalKind::Edge {
+                refused.push((o.span, format!("an edge output (`{}`)", g.name)));
+            }
+        }
+        if let Some(m) = &self.module.merge {
+            refused.push((m.span, "a `merge`".to_string()));
+        }
+        for (span, what) in refused {
+            self.diags.push(
+                Diagnostic::error(span, format!("a program whose graph is `degree_ordered` cannot have {what} yet"))
+                    .label("its nodes are numbered afresh for the run: this would see the new numbers")
+                    .with_secondary(declared, "`degree_ordered` declared here"),
+            );
+        }
     }
 }

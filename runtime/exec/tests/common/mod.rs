@@ -189,7 +189,13 @@ pub fn kdesc(name: &str, params: Vec<Scalar>, space: Space) -> KernelDesc {
 pub fn artifact(name: &str, weight: Option<Scalar>) -> Artifact {
     Artifact {
         name: name.into(),
-        graph: Some(GraphDesc { weight, default_weight: None, undirected: false, simple: false }),
+        graph: Some(GraphDesc {
+            weight,
+            default_weight: None,
+            undirected: false,
+            simple: false,
+            degree_ordered: false,
+        }),
         needs_sources: false,
         params: vec![],
         globals: vec![],

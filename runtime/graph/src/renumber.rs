@@ -1,0 +1,104 @@
+//! Numbering a graph's nodes by decreasing degree, as GAP relabels a skewed graph before counting triangles: the
+//! hubs then hold the smallest ids, so their rows, offsets and the prefixes of other rows that name them sit
+//! together in memory, and "ordered by id" becomes "ordered by degree" for a program's loops. What a program that
+//! declares `graph G(degree_ordered)` runs on, where [`Csr::degrees_skewed`] says it pays.
+
+use rayon::prelude::*;
+
+use crate::{Csr, NodeLabels};
+
+/// A graph numbered afresh, and where each of the original's nodes went.
+#[derive(Debug)]
+pub struct Renumbered {
+    /// The graph with node `i` the original's `i`-th node by (degree descending, id): rows sorted, weights kept
+    /// with their edges, each node labelled with the original's label.
+    pub csr: Csr,
+    /// `rank[v]`: the new id of the original's node `v`.
+    pub rank: Vec<u32>,
+}
+
+impl Csr {
+    /// Whether numbering by degree pays, by GAP's rule (`WorthRelabelling`) on every node rather than a sample: an
+    /// average degree of at least 20 stored edges (GAP's 10 counts an undirected edge once) and more than half the
+    /// nodes below the average / 1.3, that is a median below it.
+    pub fn degrees_skewed(&self) -> bool {
+        let n = self.num_nodes() as u64;
+        if n == 0 {
+            return false;
+        }
+        let average = self.num_edges() as f64 / n as f64;
+        let cut = average / 1.3;
+        average >= 20.0
+            && (0..self.num_nodes()).into_par_iter().filter(|&v| (self.degree(v) as f64) < cut).count() as u64 > n / 2
+    }
+
+    /// This graph numbered by decreasing degree (ties by id), in parallel: the order is a sort of the node ids,
+    /// each new row the old one's destinations renamed and sorted again.
+    pub(crate) fn numbered_by_degree(&self) -> Renumbered {
+        let n = self.num_nodes() as usize;
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.par_sort_unstable_by_key(|&v| (std::cmp::Reverse(self.degree(v)), v));
+        let mut rank = vec![0u32; n];
+        for (i, &v) in order.iter().enumerate() {
+            rank[v as usize] = i as u32;
+        }
+        let mut row_start = vec![0u64; n + 1];
+        for (i, &v) in order.iter().enumerate() {
+            row_start[i + 1] = row_start[i] + u64::from(self.degree(v));
+        }
+        // Each new row: (new destination, old edge), sorted; the old edges give the weights their new places.
+        let mut pairs = vec![(0u32, 0u64); self.col.len()];
+        let mut rows: Vec<&mut [(u32, u64)]> = Vec::with_capacity(n);
+        let mut rest: &mut [(u32, u64)] = &mut pairs;
+        for i in 0..n {
+            let (row, tail) = std::mem::take(&mut rest).split_at_mut((row_start[i + 1] - row_start[i]) as usize);
+            rows.push(row);
+            rest = tail;
+        }
+        rows.into_par_iter().zip(order.par_iter()).for_each(|(row, &v)| {
+            for (slot, e) in row.iter_mut().zip(self.edge_range(v)) {
+                *slot = (rank[self.col[e] as usize], e as u64);
+            }
+            row.sort_unstable();
+        });
+        let col: Vec<u32> = pairs.par_iter().map(|&(d, _)| d).collect();
+        let weights = self.weights.as_ref().map(|w| {
+            let edges: Vec<usize> = pairs.par_iter().map(|&(_, e)| e as usize).collect();
+            w.permuted(&edges)
+        });
+        let labels = NodeLabels::Explicit(order.iter().map(|&v| self.labels.label(v)).collect());
+        Renumbered { csr: Csr::new(row_start, col, weights, labels), rank }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{BuildOptions, EdgeList, Weights};
+
+    #[test]
+    fn hubs_get_the_smallest_ids_and_edges_keep_their_weights() {
+        // A star on 0 plus the edge 2-3: node 0 has degree 3, 2 and 3 degree 2, 1 degree 1.
+        let mut el = EdgeList::new(4);
+        for (a, b, w) in [(0, 1, 1), (0, 2, 2), (0, 3, 3), (2, 3, 4)] {
+            for (x, y) in [(a, b), (b, a)] {
+                el.src.push(x);
+                el.dst.push(y);
+                el.weights.get_or_insert(Weights::Int(Vec::new().into()));
+                if let Some(Weights::Int(ws)) = &mut el.weights {
+                    ws.make_mut().push(w);
+                }
+            }
+        }
+        el.labels = crate::NodeLabels::Offset(10);
+        let g = el.into_csr(BuildOptions::default());
+        let r = g.numbered_by_degree();
+        assert_eq!(r.rank, vec![0, 3, 1, 2], "by degree, then by id");
+        r.csr.check_invariants().unwrap();
+        assert_eq!(r.csr.row_start, vec![0, 3, 5, 7, 8]);
+        assert_eq!(r.csr.col, vec![1, 2, 3, 0, 2, 0, 1, 0]);
+        // New node 1 (old 2): edges to new 0 (old 0, weight 2) and new 2 (old 3, weight 4).
+        assert_eq!(r.csr.weights, Some(Weights::Int(vec![2, 3, 1, 2, 4, 3, 4, 1].into())));
+        assert_eq!(r.csr.labels.label(1), 12);
+        assert!(!g.degrees_skewed(), "too few edges a node");
+    }
+}
