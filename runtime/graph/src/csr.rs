@@ -246,14 +246,15 @@ impl Csr {
 
     /// The graph numbered by decreasing degree ([`Renumbered`]), computed once per graph and kept with it (see
     /// `Derived`), or `None` where that does not pay ([`Csr::degrees_skewed`]): what a `degree_ordered` program runs
-    /// on.
-    pub fn degree_ordered(&self) -> Option<Arc<Renumbered>> {
+    /// on. Weights come along only `with_weights` (for a program that reads them).
+    pub fn degree_ordered(&self, with_weights: bool) -> Option<Arc<Renumbered>> {
         if !self.degrees_skewed() {
             return None;
         }
         let mut kept = self.derived.renumbered.lock().unwrap_or_else(|e| e.into_inner());
+        let wanted = self.weights.as_ref().filter(|_| with_weights);
         if let Some((rows, cols, weights, r)) = &*kept {
-            let same_weights = match (&self.weights, weights) {
+            let same_weights = match (wanted, weights) {
                 (None, None) => true,
                 (Some(a), Some(b)) => Weights::same(a, b),
                 _ => false,
@@ -262,8 +263,8 @@ impl Csr {
                 return Some(r.clone());
             }
         }
-        let r = Arc::new(self.numbered_by_degree());
-        *kept = Some((self.row_start.clone(), self.col.clone(), self.weights.clone(), r.clone()));
+        let r = Arc::new(self.numbered_by_degree(with_weights));
+        *kept = Some((self.row_start.clone(), self.col.clone(), wanted.cloned(), r.clone()));
         Some(r)
     }
 
