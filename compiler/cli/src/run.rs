@@ -61,7 +61,8 @@ pub struct RunArgs {
     /// outlining); what it costs: docs/results.md.
     #[arg(long, conflicts_with = "no_check_bounds")]
     check_bounds: bool,
-    /// Run without bounds checks (the CPU's default, and --verify's): fastest, and a bad index is undefined.
+    /// Run without the bounds checks that the CPU backend and --verify make by default: fastest, and a bad index is
+    /// undefined.
     #[arg(long)]
     no_check_bounds: bool,
     /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, reduction value, time),
