@@ -244,16 +244,14 @@ fn check_one(check: &CheckDesc, g: &Csr, data: &OutputData, env: &StaticEnv<'_>)
             )
         }
         CheckDesc::Triangles => {
-            let what = if data.shape == OutputShape::Node { "per node" } else { "in the graph" };
-            let reference = format!("triangles {what} (ordered forward algorithm, sorted merges)");
-            let sum = match data.shape {
+            let (what, sum) = match data.shape {
                 OutputShape::Node => {
                     let cand: Vec<i64> = data.values.iter().map(|&b| to_i64(ty, b)).collect();
-                    v::check_triangles(g, &cand)
+                    ("per node", v::check_triangles(g, &cand))
                 }
                 // GAP's result: the total alone, in a one-element array.
                 OutputShape::Dense { dims } if dims.iter().product::<u64>() == 1 => {
-                    v::check_triangle_total(g, to_i64(ty, data.values[0]))
+                    ("in the graph", v::check_triangle_total(g, to_i64(ty, data.values[0])))
                 }
                 _ => {
                     return Err(RunError::plan(format!(
@@ -262,8 +260,9 @@ fn check_one(check: &CheckDesc, g: &Csr, data: &OutputData, env: &StaticEnv<'_>)
                         data.name
                     )))
                 }
-            }
-            .map_err(|m| fail(&reference, m))?;
+            };
+            let reference = format!("triangles {what} (ordered forward algorithm, sorted merges)");
+            let sum = sum.map_err(|m| fail(&reference, m))?;
             report(reference, format!("{} triangles, at most {} at one node", sum.triangles, sum.max_per_node))
         }
         CheckDesc::Bc { source: s } => {

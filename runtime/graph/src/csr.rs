@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 
 use crate::renumber::Renumbered;
+use crate::rows::rows_of;
 use crate::shared::Shared;
 
 /// Per-edge weights, kept in the precision the input had. [`Shared`] like the edges, so the weights converted
@@ -427,16 +428,7 @@ impl EdgeList {
         }
         drop(next);
         // Sort every row by destination (stable: equal pairs stay in input order), in parallel.
-        let mut rows: Vec<&mut [usize]> = Vec::with_capacity(n);
-        let mut rest: &mut [usize] = &mut order;
-        for v in 0..n {
-            let len = (row_start[v + 1] - row_start[v]) as usize;
-            let (row, tail) = std::mem::take(&mut rest).split_at_mut(len);
-            rows.push(row);
-            rest = tail;
-        }
-        rows.par_iter_mut().for_each(|row| row.sort_by_key(|&i| dst[i]));
-        drop(rows);
+        rows_of(&mut order, &row_start).par_iter_mut().for_each(|row| row.sort_by_key(|&i| dst[i]));
         if opts.dedupe {
             let mut kept = Vec::with_capacity(order.len());
             let mut new_start = vec![0u64; n + 1];

@@ -17,6 +17,7 @@ pub mod load;
 pub mod memory;
 pub mod partition;
 mod renumber;
+mod rows;
 mod shared;
 mod simple;
 pub mod stats;

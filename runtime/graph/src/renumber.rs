@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 
+use crate::rows::rows_of;
 use crate::{Csr, NodeLabels};
 
 /// A graph numbered afresh, and where each of the original's nodes went.
@@ -75,18 +76,6 @@ impl Csr {
         });
         Renumbered { csr: Csr::new(row_start, col, weights, labels), rank }
     }
-}
-
-/// `edges` cut into the rows `row_start` describes, for filling them in parallel.
-fn rows_of<'a, T>(edges: &'a mut [T], row_start: &[u64]) -> Vec<&'a mut [T]> {
-    let mut rows = Vec::with_capacity(row_start.len().saturating_sub(1));
-    let mut rest = edges;
-    for w in row_start.windows(2) {
-        let (row, tail) = std::mem::take(&mut rest).split_at_mut((w[1] - w[0]) as usize);
-        rows.push(row);
-        rest = tail;
-    }
-    rows
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use rayon::prelude::*;
 
+use crate::rows::rows_of;
 use crate::Csr;
 
 impl Csr {
@@ -34,18 +35,11 @@ impl Csr {
         }
         drop(counts);
         let mut order = vec![0usize; row_start[n] as usize];
-        let mut rows: Vec<&mut [usize]> = Vec::with_capacity(n);
-        let mut rest: &mut [usize] = &mut order;
-        for v in 0..n {
-            let (row, tail) = std::mem::take(&mut rest).split_at_mut((row_start[v + 1] - row_start[v]) as usize);
-            rows.push(row);
-            rest = tail;
-        }
         let lighter = |a: usize, b: usize| match &self.weights {
             Some(w) => w.get_f64(b).total_cmp(&w.get_f64(a)).is_lt(),
             None => false,
         };
-        rows.into_par_iter().enumerate().for_each(|(u, out)| {
+        rows_of(&mut order, &row_start).into_par_iter().enumerate().for_each(|(u, out)| {
             let range = self.edge_range(u as u32);
             let mut k = 0;
             let mut e = range.start;
