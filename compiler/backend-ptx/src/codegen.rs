@@ -59,6 +59,19 @@ struct Frame<'c> {
     shared: Vec<PointerValue<'c>>,
     /// Lowering a flat entry: every nested-parallelism schedule runs in its thread (see [`irgc_artifact::flat_entry`]).
     flat: bool,
+    /// The device functions this body calls, when not the ordinary set (`funcs`/`flat_funcs`), with the context
+    /// slots every call passes along after its arguments (see [`FnSet`]).
+    fns: Option<FnSet<'c>>,
+}
+
+/// A set of device functions lowered for one outlined pipe's steps: a function that pushes to the pipe's
+/// worklist must push where the step does (the persistent kernel's rotating buffers and counts, which are step
+/// parameters, not the context's slots), so each function of the set takes those slots' values as extra
+/// parameters after its own and passes them on to the functions it calls.
+#[derive(Clone)]
+struct FnSet<'c> {
+    funcs: Vec<FunctionValue<'c>>,
+    slots: Vec<usize>,
 }
 
 struct Gen<'c, 'm> {
@@ -128,7 +141,12 @@ impl<'c> Gen<'c, '_> {
             locals,
             loops: Vec::new(),
             reduction: None,
-            funcs: if frame.flat { &self.flat_funcs } else { &self.funcs },
+            funcs: match &frame.fns {
+                Some(set) => &set.funcs,
+                None if frame.flat => &self.flat_funcs,
+                None => &self.funcs,
+            },
+            fn_slots: frame.fns.as_ref().map(|set| set.slots.clone()).unwrap_or_default(),
             flat: frame.flat,
             shared: frame.shared,
             nested_foralls: 0,
@@ -138,6 +156,7 @@ impl<'c> Gen<'c, '_> {
             overrides: Vec::new(),
             reduce_coop: irgc_front::ir::Cooperation::Thread,
             reduction_addr: None,
+            pipe_count: None,
             check_bounds: self.check_bounds,
             site_body: frame.site_body,
         };
@@ -162,6 +181,15 @@ impl<'c> Gen<'c, '_> {
         ]);
         self.lm.add_global_metadata("nvvm.annotations", &node).map_err(|e| PtxError::Llvm(format!("{e}")))
     }
+}
+
+/// Whether device function `f` (or one it calls) pushes to worklist `w`.
+fn function_pushes(m: &Module, f: usize, w: usize) -> bool {
+    irgc_front::analysis::function_has(
+        m,
+        f,
+        |s| matches!(&s.kind, irgc_front::ir::StmtKind::Op(irgc_front::ir::DeviceOp::Push { worklist, .. }) if worklist.index() == w),
+    )
 }
 
 /// Which entries one LLVM module holds.
@@ -293,14 +321,27 @@ impl<'c, 'm> Gen<'c, 'm> {
     /// Declares every device function before any body (bodies call each other in any order), then defines them;
     /// `flat`: the second set, for the flat entries.
     fn define_functions(&mut self, flat: bool) -> Result<(), PtxError> {
-        let (c, m) = (self.c, self.m);
         let suffix = if flat { ".flat" } else { "" };
+        let funcs = self.function_set(suffix, flat, &[])?;
+        if flat {
+            self.flat_funcs = funcs;
+        } else {
+            self.funcs = funcs;
+        }
+        Ok(())
+    }
+
+    /// Declares and defines every device function under names ending in `suffix`, each taking the values of
+    /// context `slots` as extra parameters (see [`FnSet`]; none for the ordinary sets).
+    fn function_set(&mut self, suffix: &str, flat: bool, slots: &[usize]) -> Result<Vec<FunctionValue<'c>>, PtxError> {
+        let (c, m) = (self.c, self.m);
         let mut funcs = Vec::new();
         for (h, f) in m.functions.iter() {
             let mut params: Vec<BasicMetadataTypeEnum> = vec![self.global_ptr().into()];
             params.extend(
                 f.params.iter().map(|&p| BasicMetadataTypeEnum::from(Lower::local_llvm(c, f.body.locals[p].ty))),
             );
+            params.extend(slots.iter().map(|_| BasicMetadataTypeEnum::from(c.i64_type())));
             let ty = match f.ret {
                 Some(s) => reg(c, s).fn_type(&params, false),
                 None => c.void_type().fn_type(&params, false),
@@ -310,13 +351,8 @@ impl<'c, 'm> Gen<'c, 'm> {
             fv.add_attribute(AttributeLoc::Function, self.always_inline());
             funcs.push(fv);
         }
-        if flat {
-            self.flat_funcs = funcs;
-        } else {
-            self.funcs = funcs;
-        }
         for (h, f) in m.functions.iter() {
-            let fv = if flat { self.flat_funcs[h.index()] } else { self.funcs[h.index()] };
+            let fv = funcs[h.index()];
             let frame = Frame {
                 what: format!("function `{}`", f.name),
                 site_body: Some(irgc_front::bounds::SiteBody::Function(h)),
@@ -324,6 +360,7 @@ impl<'c, 'm> Gen<'c, 'm> {
                 in_tile: false,
                 shared: vec![],
                 flat,
+                fns: Some(FnSet { funcs: funcs.clone(), slots: slots.to_vec() }),
             };
             self.define(fv, f.body.view(), frame, |lw| {
                 for (k, &p) in f.params.iter().enumerate() {
@@ -332,10 +369,16 @@ impl<'c, 'm> Gen<'c, 'm> {
                     };
                     lw.write_local(p, v)?;
                 }
+                for (n, &slot) in slots.iter().enumerate() {
+                    let Some(v) = fv.get_nth_param((f.params.len() + n) as u32 + 1) else {
+                        return lw.malformed("missing worklist parameter");
+                    };
+                    lw.overrides.push((slot, v.into_int_value()));
+                }
                 lw.block_of(&f.body.block)
             })?;
         }
-        Ok(())
+        Ok(funcs)
     }
 
     /// Defines kernel `k`'s entry `fv` (`flat`: its flat entry); returns its exact block size (tile kernels) and
@@ -364,7 +407,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             None => self.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
         }
         let site_body = Some(irgc_front::bounds::SiteBody::Kernel(kh));
-        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared, flat };
+        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared, flat, fns: None };
         self.define(fv, k.body.view(), frame, |lw| {
             let Some(size) = fv.get_nth_param(1) else {
                 return lw.malformed("missing size parameter");
@@ -421,10 +464,19 @@ impl<'c, 'm> Gen<'c, 'm> {
         }
         fv.set_call_conventions(71);
         self.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?;
+        // The steps' own device functions, where one of them pushes to the pipe's worklist (see `FnSet`).
+        let fns = match pipe.worklist {
+            Some(w) if m.functions.iter().any(|(h, _)| function_pushes(m, h.index(), w.index())) => {
+                let slots = crate::pipe::step_slots(&self.layout, Some(w.index()), &[]);
+                let suffix = format!(".pipe{}{}", pipe.index, if flat { ".flat" } else { "" });
+                Some(FnSet { funcs: self.function_set(&suffix, flat, &slots)?, slots })
+            }
+            _ => None,
+        };
         let mut steps = Vec::new();
         for kh in crate::pipe::pipe_kernels(pipe) {
             let k = &m.kernels[kh];
-            let slots = crate::pipe::step_slots(&self.layout, pipe.worklist.map(|w| w.index()), k);
+            let slots = crate::pipe::step_slots(&self.layout, pipe.worklist.map(|w| w.index()), &k.params);
             let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into()];
             params.extend(slots.iter().map(|_| BasicMetadataTypeEnum::from(c.i64_type())));
             if k.reduction.is_some() {
@@ -440,6 +492,7 @@ impl<'c, 'm> Gen<'c, 'm> {
                 in_tile: false,
                 shared: vec![],
                 flat,
+                fns: fns.clone(),
             };
             self.define(sv, k.body.view(), frame, |lw| {
                 for (n, &slot) in slots.iter().enumerate() {
@@ -458,7 +511,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             })?;
             steps.push((kh, sv));
         }
-        let frame = Frame { what, site_body: None, returns: None, in_tile: false, shared: vec![], flat };
+        let frame = Frame { what, site_body: None, returns: None, in_tile: false, shared: vec![], flat, fns: None };
         self.define(fv, m.plan.view(), frame, |lw| {
             let Some(state) = fv.get_nth_param(1) else {
                 return lw.malformed("missing state parameter");

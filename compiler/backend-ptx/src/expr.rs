@@ -49,9 +49,12 @@ impl<'c> Lower<'c, '_> {
             }
             ExprKind::Math { fun, args } => self.math(*fun, args, ty)?,
             ExprKind::Graph(q) => self.graph(*q, ty)?,
-            ExprKind::WorklistSize(_) | ExprKind::HostLoad { .. } => {
-                return self.malformed("a host-only expression in device code")
-            }
+            // Inside an outlined pipe, its own worklist's size is the count the persistent kernel keeps.
+            ExprKind::WorklistSize(w) => match self.pipe_worklist_size(w.index())? {
+                Some(count) => count.into(),
+                None => return self.malformed("a host-only expression in device code"),
+            },
+            ExprKind::HostLoad { .. } => return self.malformed("a host-only expression in device code"),
         })
     }
 
@@ -333,7 +336,7 @@ impl<'c> Lower<'c, '_> {
         Ok(b.build_xor(z, s, "random")?)
     }
 
-    fn graph(&mut self, q: GraphQuery, ty: Scalar) -> Result<BasicValueEnum<'c>, PtxError> {
+    pub(crate) fn graph(&mut self, q: GraphQuery, ty: Scalar) -> Result<BasicValueEnum<'c>, PtxError> {
         let wide = match q {
             GraphQuery::NumNodes => self.slot(Layout::NUM_NODES)?,
             GraphQuery::NumEdges => self.slot(Layout::NUM_EDGES)?,

@@ -28,6 +28,16 @@ pub(crate) const SHARED: u16 = 3;
 /// nested `forall`, which runs sequentially inside its thread).
 pub(crate) type LoopTargets<'c> = Option<(BasicBlock<'c>, BasicBlock<'c>)>;
 
+/// Where an outlined pipe's current item count lives, for `worklist.size()` in its body (see
+/// `Lower::pipe_worklist_size`).
+#[derive(Clone, Copy)]
+pub(crate) struct PipeCount<'c> {
+    pub w: usize,
+    /// The register holding the current count (see `WorklistRegs::count` in `pipe.rs`).
+    pub current: PointerValue<'c>,
+    pub cap: IntValue<'c>,
+}
+
 pub(crate) struct Lower<'c, 'a> {
     pub c: &'c Context,
     pub b: Builder<'c>,
@@ -51,6 +61,9 @@ pub(crate) struct Lower<'c, 'a> {
     pub reduction: Option<(ReduceOp, Scalar, PointerValue<'c>)>,
     /// The device functions (index = function index).
     pub funcs: &'a [FunctionValue<'c>],
+    /// Context slots whose values every call passes to `funcs` after its arguments (a step of an outlined pipe,
+    /// and the functions it calls: their worklist slots; empty otherwise).
+    pub fn_slots: Vec<usize>,
     /// Lowering a flat entry: [`Lower::skewed`] is the constant `false` (see [`irgc_artifact::flat_entry`]).
     pub flat: bool,
     /// The body's shared arrays (tile kernels only): their address-space-3 globals.
@@ -73,6 +86,8 @@ pub(crate) struct Lower<'c, 'a> {
     pub check_bounds: bool,
     /// The kernel or function being lowered, for numbering its access sites (`None` for the plan).
     pub site_body: Option<irgc_front::bounds::SiteBody>,
+    /// Lowering an outlined pipe's entry: where its worklist's current count lives (for `w.size()`).
+    pub pipe_count: Option<PipeCount<'c>>,
 }
 
 impl<'c, 'a> Lower<'c, 'a> {

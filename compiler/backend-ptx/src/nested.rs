@@ -584,7 +584,7 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// `shfl.sync.MODE` of a 64-bit value (`idx`: from lane `arg`; `bfly`: from lane `laneid ^ arg`).
-    fn shfl_mode(
+    pub(crate) fn shfl_mode(
         &self,
         mode: &str,
         mask: IntValue<'c>,

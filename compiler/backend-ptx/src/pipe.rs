@@ -22,13 +22,14 @@
 //! (a register) and the current push count, which nobody pushes into during the round (pushes go to the next
 //! of the three rotating counts). A count above the capacity means a push overflowed, and ends the loop too.
 
-use crate::lower::{Lower, GLOBAL};
+use crate::lower::{Lower, PipeCount, GLOBAL};
 use crate::PtxError;
+use inkwell::basic_block::BasicBlock;
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
-use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, FloatPredicate, IntPredicate};
 use irgc_artifact::{Layout, PipeState, WorklistSlot};
 use irgc_front::ir::OutlinedLoop as OutlinedPipe;
-use irgc_front::ir::{Handle, Kernel, LocalType, Module, PlanOp, Scalar, StmtKind};
+use irgc_front::ir::{Handle, Kernel, LocalType, Module, PlanBlock, PlanOp, Scalar, StmtKind};
 
 /// The worklist slots a step takes as parameters, in order (its arguments follow).
 const STEP_WORKLIST_SLOTS: [WorklistSlot; 5] = [
@@ -39,15 +40,15 @@ const STEP_WORKLIST_SLOTS: [WorklistSlot; 5] = [
     WorklistSlot::SpentCount,
 ];
 
-/// The context slots a step of kernel `k` in a pipe over worklist `w` (or a loop, without) takes as parameters
+/// The context slots a step of a kernel with `params` in a pipe over worklist `w` (or a loop, without) takes as parameters
 /// (after the context pointer), in order. A reducing kernel's step takes one more parameter after these: the
 /// address its reduction combines into.
-pub(crate) fn step_slots(layout: &Layout, w: Option<usize>, k: &Kernel) -> Vec<usize> {
+pub(crate) fn step_slots(layout: &Layout, w: Option<usize>, params: &[Handle<irgc_front::ir::Local>]) -> Vec<usize> {
     let mut slots: Vec<usize> = match w {
         Some(w) => STEP_WORKLIST_SLOTS.iter().map(|&s| layout.worklist(w, s)).collect(),
         None => Vec::new(),
     };
-    slots.extend((0..k.params.len()).map(|i| layout.arg(i)));
+    slots.extend((0..params.len()).map(|i| layout.arg(i)));
     slots
 }
 
@@ -61,12 +62,32 @@ struct WorklistRegs<'c> {
     flipped: PointerValue<'c>,
     /// State-word indices of the current, next and spare push counts.
     rot: Vec<PointerValue<'c>>,
+    /// The current count as read (volatile) at the round's start and after each pushing launch: it cannot change
+    /// in between, so the round's `w.size()`, hybrid tests and launches use this register rather than reading
+    /// the state word again.
+    count: PointerValue<'c>,
+}
+
+/// What lowering a round's statements needs besides the `Lower` itself.
+struct Frame<'c, 's> {
+    state: PointerValue<'c>,
+    /// Whether this is the thread with global index 0 (the one that writes shared words).
+    first: IntValue<'c>,
+    wl: Option<&'s WorklistRegs<'c>>,
+    red_rot: PointerValue<'c>,
+    status: PointerValue<'c>,
+    exit: BasicBlock<'c>,
+    /// The launches run so far (reported in `PipeState::LAUNCHES`).
+    launches: PointerValue<'c>,
+    steps: &'s [(Handle<Kernel>, FunctionValue<'c>)],
+    /// The next reducing launch site, in [`OutlinedPipe::launch_sites`] order.
+    site: usize,
 }
 
 /// The kernels a pipe launches, each once, in order of first launch.
 pub(crate) fn pipe_kernels(pipe: &OutlinedPipe) -> Vec<Handle<Kernel>> {
     let mut ks = Vec::new();
-    for s in &pipe.body {
+    for s in pipe.launch_sites() {
         if let StmtKind::Op(PlanOp::Invoke { kernel, .. }) = s.kind {
             if !ks.contains(&kernel) {
                 ks.push(kernel);
@@ -122,7 +143,8 @@ impl<'c> Lower<'c, '_> {
                 for (i, r) in rot.iter().enumerate() {
                     self.b.build_store(*r, i64t.const_int((PipeState::COUNTS + i) as u64, false))?;
                 }
-                Some(WorklistRegs { w, items, cap, flipped, rot })
+                let count = self.alloca(i64t.into(), "count")?;
+                Some(WorklistRegs { w, items, cap, flipped, rot, count })
             }
             None => None,
         };
@@ -130,12 +152,14 @@ impl<'c> Lower<'c, '_> {
         let max_rounds = self.b.build_load(i64t, at, "max_rounds")?.into_int_value();
         let rounds = self.alloca(i64t.into(), "rounds")?;
         self.b.build_store(rounds, i64t.const_zero())?;
+        let launches = self.alloca(i64t.into(), "launches")?;
+        self.b.build_store(launches, i64t.const_zero())?;
         let status = self.alloca(i64t.into(), "status")?;
         // Which of its three words each reducing launch combines into this round (all rotate together).
         let red_rot = self.alloca(i64t.into(), "red_rot")?;
         self.b.build_store(red_rot, i64t.const_zero())?;
         let reducing: Vec<Handle<Kernel>> = pipe
-            .body
+            .launch_sites()
             .iter()
             .filter_map(|s| match s.kind {
                 StmtKind::Op(PlanOp::Invoke { kernel, .. }) if self.m.kernels[kernel].reduction.is_some() => {
@@ -160,6 +184,9 @@ impl<'c> Lower<'c, '_> {
             )?;
             self.grid_barrier(state)?;
         }
+        if let Some(wl) = &wl {
+            self.pipe_count = Some(PipeCount { w: wl.w, current: wl.count, cap: wl.cap });
+        }
 
         let (head, go, exit) = (self.block("pipe.head"), self.block("pipe.round"), self.block("pipe.exit"));
         self.b.build_unconditional_branch(head)?;
@@ -170,6 +197,7 @@ impl<'c> Lower<'c, '_> {
         let mut stop = limit;
         if let Some(wl) = &wl {
             let count = self.rotating_count(state, wl.rot[0])?;
+            self.b.build_store(wl.count, count)?;
             let empty = self.b.build_int_compare(IntPredicate::EQ, count, i64t.const_zero(), "")?;
             let over = self.b.build_int_compare(IntPredicate::UGT, count, wl.cap, "")?;
             why = self.b.build_select(over, i64t.const_int(PipeState::OVERFLOW, false), why.into_int_value(), "")?;
@@ -183,71 +211,30 @@ impl<'c> Lower<'c, '_> {
         self.b.position_at_end(go);
         let next = self.b.build_int_add(r, i64t.const_int(1, false), "")?;
         self.b.build_store(rounds, next)?;
-        let mut j = 0;
-        for s in &pipe.body {
-            match &s.kind {
-                StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => {
-                    let Some(&(_, step)) = steps.iter().find(|(k, _)| k == kernel) else {
-                        return self.malformed("an outlined pipe launches a kernel without a step");
-                    };
-                    let pushes = wl.as_ref().is_some_and(|wl| {
-                        irgc_front::abi::pushed_worklists(self.m, &self.m.kernels[*kernel]).contains(&wl.w)
-                    });
-                    let red = match result {
-                        Some(_) => {
-                            let words = self.reduction_words(state, locals, j, red_rot)?;
-                            j += 1;
-                            // The next round's word: back to the identity, a grid barrier before it is used.
-                            let id = self.identity_bits(*kernel)?;
-                            self.if_else(
-                                first,
-                                |me| {
-                                    me.b.build_store(words.1, id)?;
-                                    Ok(())
-                                },
-                                |_| Ok(()),
-                            )?;
-                            Some(words.0)
-                        }
-                        None => None,
-                    };
-                    self.launch_step(step, *kernel, args, pushes, wl.as_ref(), red, (state, first))?;
-                    self.grid_barrier(state)?;
-                    if let (Some(local), Some(addr)) = (result, red) {
-                        let v = self.read_reduction(*kernel, addr)?;
-                        self.write_local(*local, v)?;
+        if !reducing.is_empty() {
+            // Next round's words back to the identity, here for every launch site (a branch not taken this round
+            // must still find its word reset next round); the grid barrier after this round's first launch orders
+            // the writes before any use, and every reader of those words (two rounds ago) is past a barrier since.
+            let rr = self.b.build_load(i64t, red_rot, "")?.into_int_value();
+            self.if_else(
+                first,
+                |me| {
+                    for (j, k) in reducing.iter().enumerate() {
+                        let (_, next) = me.reduction_words(state, locals, j, rr)?;
+                        let id = me.identity_bits(*k)?;
+                        me.b.build_store(next, id)?;
                     }
-                    if let (true, Some(wl)) = (pushes, &wl) {
-                        // What was pushed becomes the current items; the count rotation moves on by one.
-                        let f = self.b.build_load(self.c.bool_type(), wl.flipped, "")?.into_int_value();
-                        self.b.build_store(wl.flipped, self.b.build_not(f, "")?)?;
-                        let v: Vec<IntValue<'c>> = wl
-                            .rot
-                            .iter()
-                            .map(|p| Ok(self.b.build_load(i64t, *p, "")?.into_int_value()))
-                            .collect::<Result<_, PtxError>>()?;
-                        for i in 0..3 {
-                            self.b.build_store(wl.rot[i], v[(i + 1) % 3])?;
-                        }
-                    }
-                }
-                StmtKind::Assign { local, value } => {
-                    let v = self.expr(*value)?;
-                    self.write_local(*local, v)?;
-                }
-                StmtKind::If { .. } => {
-                    let Some(cond) = s.as_exit() else {
-                        return self.malformed("an outlined loop holds an `if` other than `if cond { break }`");
-                    };
-                    self.exit_if(cond, status, exit)?;
-                }
-                _ => return self.malformed("an outlined pipe holds a statement other than launches and assignments"),
-            }
+                    Ok(())
+                },
+                |_| Ok(()),
+            )?;
         }
+        let mut frame = Frame { state, first, wl: wl.as_ref(), red_rot, status, exit, launches, steps, site: 0 };
+        self.pipe_block(&pipe.body, &mut frame)?;
         if let Some(cond) = pipe.break_if {
             self.exit_if(cond, status, exit)?;
         }
-        if j > 0 {
+        if !reducing.is_empty() {
             let rr = self.b.build_load(i64t, red_rot, "")?.into_int_value();
             let rr = self.b.build_int_add(rr, i64t.const_int(1, false), "")?;
             let wrap = self.b.build_int_compare(IntPredicate::EQ, rr, i64t.const_int(3, false), "")?;
@@ -256,17 +243,19 @@ impl<'c> Lower<'c, '_> {
         }
         self.b.build_unconditional_branch(head)?;
 
-        // Thread 0 reports: rounds, status and the final host locals.
+        // Thread 0 reports: rounds, launches, status and the final host locals.
         self.b.position_at_end(exit);
+        self.pipe_count = None;
         self.if_else(
             first,
             |me| {
-                let r = me.b.build_load(i64t, rounds, "")?;
-                let at = word(me, PipeState::ROUNDS)?;
-                me.b.build_store(at, r)?;
-                let st = me.b.build_load(i64t, status, "")?;
-                let at = word(me, PipeState::STATUS)?;
-                me.b.build_store(at, st)?;
+                for (from, to) in
+                    [(rounds, PipeState::ROUNDS), (launches, PipeState::LAUNCHES), (status, PipeState::STATUS)]
+                {
+                    let v = me.b.build_load(i64t, from, "")?;
+                    let at = word(me, to)?;
+                    me.b.build_store(at, v)?;
+                }
                 for (h, local) in me.body.locals.iter() {
                     if let LocalType::Scalar(s) = local.ty {
                         let v = me.read_local(h)?;
@@ -281,12 +270,136 @@ impl<'c> Lower<'c, '_> {
         )
     }
 
+    /// Lowers the statements of one round (or of a branch inside it); every thread runs the same ones.
+    fn pipe_block(&mut self, block: &PlanBlock, f: &mut Frame<'c, '_>) -> Result<(), PtxError> {
+        for s in block {
+            match &s.kind {
+                StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => self.pipe_launch(*kernel, args, *result, f)?,
+                StmtKind::Assign { local, value } => {
+                    let v = self.expr(*value)?;
+                    self.write_local(*local, v)?;
+                }
+                StmtKind::If { .. } if s.as_exit().is_some() && f.wl.is_none() => {
+                    let Some(cond) = s.as_exit() else { unreachable!("checked by the guard") };
+                    self.exit_if(cond, f.status, f.exit)?;
+                }
+                StmtKind::If { cond, then, otherwise } => {
+                    let c = self.expr(*cond)?;
+                    let c = self.int(c)?;
+                    self.pipe_branch(c, then, otherwise, f)?;
+                }
+                StmtKind::Op(PlanOp::Hybrid { worklist, threshold, dense, sparse }) => {
+                    // As the host decides: dense when the count exceeds threshold x nodes, in f64.
+                    let Some(count) = self.pipe_worklist_size(worklist.index())? else {
+                        return self.malformed("an outlined pipe switches on a worklist other than its own");
+                    };
+                    let f64t = self.c.f64_type();
+                    let t = self.expr(*threshold)?;
+                    let t = self.cast(t, self.expr_of(*threshold).ty, Scalar::F64)?.into_float_value();
+                    let n = self.graph(irgc_front::ir::GraphQuery::NumNodes, Scalar::U64)?.into_int_value();
+                    let n = self.b.build_unsigned_int_to_float(n, f64t, "")?;
+                    let above = self.b.build_float_mul(t, n, "above")?;
+                    let size = self.b.build_unsigned_int_to_float(count, f64t, "")?;
+                    let dense_now = self.b.build_float_compare(FloatPredicate::OGT, size, above, "dense")?;
+                    self.pipe_branch(dense_now, dense, sparse, f)?;
+                }
+                _ => {
+                    return self
+                        .malformed("an outlined pipe holds a statement other than launches, assignments and branches")
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `then` when `c` holds, `otherwise` else (`c` is the same in every thread).
+    fn pipe_branch(
+        &mut self,
+        c: IntValue<'c>,
+        then: &PlanBlock,
+        otherwise: &PlanBlock,
+        f: &mut Frame<'c, '_>,
+    ) -> Result<(), PtxError> {
+        let (bt, be, join) = (self.block("pipe.then"), self.block("pipe.else"), self.block("pipe.endif"));
+        self.b.build_conditional_branch(c, bt, be)?;
+        self.b.position_at_end(bt);
+        self.pipe_block(then, f)?;
+        self.b.build_unconditional_branch(join)?;
+        self.b.position_at_end(be);
+        self.pipe_block(otherwise, f)?;
+        self.b.build_unconditional_branch(join)?;
+        self.b.position_at_end(join);
+        Ok(())
+    }
+
+    /// The current item count of worklist `w`, if it is the outlined pipe's (capped at the capacity as the
+    /// steps see it); `None` outside an outlined pipe or for another worklist.
+    pub(crate) fn pipe_worklist_size(&mut self, w: usize) -> Result<Option<IntValue<'c>>, PtxError> {
+        let Some(pc) = self.pipe_count.filter(|pc| pc.w == w) else {
+            return Ok(None);
+        };
+        let count = self.b.build_load(self.c.i64_type(), pc.current, "")?.into_int_value();
+        let over = self.b.build_int_compare(IntPredicate::UGT, count, pc.cap, "")?;
+        Ok(Some(self.b.build_select(over, pc.cap, count, "size")?.into_int_value()))
+    }
+
+    /// One launch of the round: the step, the grid barrier after it, its reduction's result, and (a pushing
+    /// kernel) the worklist's buffers and counts moved on.
+    fn pipe_launch(
+        &mut self,
+        kernel: Handle<Kernel>,
+        args: &[Handle<irgc_front::ir::Expr>],
+        result: Option<Handle<irgc_front::ir::Local>>,
+        f: &mut Frame<'c, '_>,
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        let Some(&(_, step)) = f.steps.iter().find(|(k, _)| *k == kernel) else {
+            return self.malformed("an outlined pipe launches a kernel without a step");
+        };
+        let pushes =
+            f.wl.is_some_and(|wl| irgc_front::abi::pushed_worklists(self.m, &self.m.kernels[kernel]).contains(&wl.w));
+        let red = match result {
+            Some(_) => {
+                let locals = self.body.locals.len();
+                let rr = self.b.build_load(i64t, f.red_rot, "")?.into_int_value();
+                let (now, _) = self.reduction_words(f.state, locals, f.site, rr)?;
+                f.site += 1;
+                Some(now)
+            }
+            None => None,
+        };
+        self.launch_step(step, kernel, args, pushes, f.wl, red, (f.state, f.first))?;
+        let n = self.b.build_load(i64t, f.launches, "")?.into_int_value();
+        self.b.build_store(f.launches, self.b.build_int_add(n, i64t.const_int(1, false), "")?)?;
+        self.grid_barrier(f.state)?;
+        if let (Some(local), Some(addr)) = (result, red) {
+            let v = self.read_reduction(kernel, addr)?;
+            self.write_local(local, v)?;
+        }
+        if let (true, Some(wl)) = (pushes, f.wl) {
+            // What was pushed becomes the current items; the count rotation moves on by one.
+            let fl = self.b.build_load(self.c.bool_type(), wl.flipped, "")?.into_int_value();
+            self.b.build_store(wl.flipped, self.b.build_not(fl, "")?)?;
+            let v: Vec<IntValue<'c>> = wl
+                .rot
+                .iter()
+                .map(|p| Ok(self.b.build_load(i64t, *p, "")?.into_int_value()))
+                .collect::<Result<_, PtxError>>()?;
+            for i in 0..3 {
+                self.b.build_store(wl.rot[i], v[(i + 1) % 3])?;
+            }
+            let count = self.rotating_count(f.state, wl.rot[0])?;
+            self.b.build_store(wl.count, count)?;
+        }
+        Ok(())
+    }
+
     /// Leaves the loop (status `DONE`) when `cond` holds; every thread computes the same `cond`.
     fn exit_if(
         &mut self,
         cond: Handle<irgc_front::ir::Expr>,
         status: PointerValue<'c>,
-        exit: inkwell::basic_block::BasicBlock<'c>,
+        exit: BasicBlock<'c>,
     ) -> Result<(), PtxError> {
         let c = self.expr(cond)?;
         let c = self.int(c)?;
@@ -306,16 +419,15 @@ impl<'c> Lower<'c, '_> {
         self.value_to_bits(ty, id)
     }
 
-    /// The addresses of reducing launch `j`'s word for this round and for the next.
+    /// The addresses of reducing launch `j`'s word for this round and for the next, `rr` being the rotation.
     fn reduction_words(
         &mut self,
         state: PointerValue<'c>,
         locals: usize,
         j: usize,
-        red_rot: PointerValue<'c>,
+        rr: IntValue<'c>,
     ) -> Result<(PointerValue<'c>, PointerValue<'c>), PtxError> {
         let i64t = self.c.i64_type();
-        let rr = self.b.build_load(i64t, red_rot, "")?.into_int_value();
         let base = i64t.const_int(PipeState::reduction(locals, j) as u64, false);
         let now = self.b.build_int_add(base, rr, "")?;
         let n1 = self.b.build_int_add(rr, i64t.const_int(1, false), "")?;
@@ -405,7 +517,7 @@ impl<'c> Lower<'c, '_> {
             let f = self.b.build_load(self.c.bool_type(), wl.flipped, "")?.into_int_value();
             let in_items = self.b.build_select(f, wl.items[1], wl.items[0], "in_items")?.into_int_value();
             let out_items = self.b.build_select(f, wl.items[0], wl.items[1], "out_items")?.into_int_value();
-            let count = self.rotating_count(state, wl.rot[0])?;
+            let count = self.b.build_load(i64t, wl.count, "")?.into_int_value();
             let over = self.b.build_int_compare(IntPredicate::UGT, count, wl.cap, "")?;
             let in_count = self.b.build_select(over, wl.cap, count, "in_count")?;
             let out_count = self.rotating_addr(state, wl.rot[1])?;

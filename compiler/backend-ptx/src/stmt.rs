@@ -103,6 +103,9 @@ impl<'c> Lower<'c, '_> {
                         }
                     });
                 }
+                for slot in self.fn_slots.clone() {
+                    vals.push(self.slot(slot)?.into());
+                }
                 let Some(&f) = self.funcs.get(function.index()) else {
                     return self.malformed("call of an unknown function");
                 };

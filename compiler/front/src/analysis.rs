@@ -3,7 +3,7 @@
 
 use crate::ir::{
     DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, GraphQuery, Handle, Kernel, MathFn, Module, OutlinedLoop,
-    PlanBlock, PlanBody, PlanOp, StmtKind,
+    PlanBlock, PlanBody, PlanOp, StmtKind, Worklist,
 };
 use std::collections::BTreeSet;
 
@@ -105,13 +105,20 @@ pub fn outlined_loops(m: &Module) -> Vec<&OutlinedLoop> {
 /// them (not `random`, whose host and device values agree but which is rarely meant per round; not worklist
 /// sizes or reads of arrays, which need the host's view).
 pub fn device_computable(plan: &PlanBody, e: Handle<Expr>) -> bool {
-    let ok = |h: &Handle<Expr>| device_computable(plan, *h);
+    pipe_computable(plan, e, None)
+}
+
+/// [`device_computable`] inside an outlined pipe over `worklist`, which may also read that worklist's size: the
+/// persistent kernel holds its current count in a state word that no thread writes while others read it.
+pub fn pipe_computable(plan: &PlanBody, e: Handle<Expr>, worklist: Option<Handle<Worklist>>) -> bool {
+    let ok = |h: &Handle<Expr>| pipe_computable(plan, *h, worklist);
     match &plan.exprs[e].kind {
         ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Param(_) => true,
         ExprKind::Graph(GraphQuery::NumNodes | GraphQuery::NumEdges) => true,
+        ExprKind::WorklistSize(w) => Some(*w) == worklist,
         ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => ok(arg),
         ExprKind::Binary { left, right, .. } => ok(left) && ok(right),
         ExprKind::Math { fun, args } => *fun != MathFn::Random && args.iter().all(ok),
-        ExprKind::Graph(_) | ExprKind::Load { .. } | ExprKind::WorklistSize(_) | ExprKind::HostLoad { .. } => false,
+        ExprKind::Graph(_) | ExprKind::Load { .. } | ExprKind::HostLoad { .. } => false,
     }
 }

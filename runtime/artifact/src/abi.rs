@@ -42,9 +42,10 @@ use crate::program::Artifact;
 /// Each round it reads the current count; it leaves when the count is 0 or a loop breaks (status
 /// [`PipeState::DONE`]), when a push overflowed ([`PipeState::OVERFLOW`]) or when `MAX_ROUNDS` rounds ran
 /// ([`PipeState::LIMIT`]). Each reducing launch `j` of a round combines into one of its three words at
-/// `reduction(locals, j)`, rotating by round, the kernel itself writing the identity a round ahead. Push counts rotate through three words: a pushing pass reads the current count, pushes
+/// `reduction(locals, j)` (`j` counting launch sites in pre-order, branches included), rotating by round, the
+/// kernel itself writing every site's identity a round ahead. Push counts rotate through three words: a pushing pass reads the current count, pushes
 /// into the next and zeroes the third, which every thread finished reading before the previous grid barrier. The
-/// thread with global index 0 writes `ROUNDS`, `STATUS` and the final host locals before the kernel ends.
+/// thread with global index 0 writes `ROUNDS`, `LAUNCHES`, `STATUS` and the final host locals before the kernel ends.
 pub struct PipeState;
 
 impl PipeState {
@@ -60,8 +61,11 @@ impl PipeState {
     pub const STATUS: usize = 4;
     /// In: three rotating push counts; the first holds the worklist's current count, the second 0.
     pub const COUNTS: usize = 5;
+    /// Out: the kernel launches it made (rounds may differ: the branches of an `if` or `hybrid` launch different
+    /// kernels).
+    pub const LAUNCHES: usize = 8;
     /// In and out: the plan's host locals, as bits.
-    pub const LOCALS: usize = 8;
+    pub const LOCALS: usize = 9;
 
     /// The worklist ran empty.
     pub const DONE: u64 = 0;

@@ -160,7 +160,7 @@ pub struct PipeDesc {
     pub entry: String,
     /// The worklist the pipe drains; `None` for an outlined loop.
     pub worklist: Option<usize>,
-    /// Kernel launches per round: the runtime's launch limit counts them.
+    /// The most kernel launches one round makes: the runtime bounds the rounds it lets the entry run by it.
     pub launches_per_round: u64,
     /// Launches of reducing kernels per round: each has three words of the state area.
     #[serde(default)]

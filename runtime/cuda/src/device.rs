@@ -71,6 +71,11 @@ const HOST_ROUNDS_FIRST: u64 = 8;
 fn enters_pipe(count: u64, grid: u32, rounds_done: u64) -> bool {
     count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND && rounds_done >= HOST_ROUNDS_FIRST
 }
+/// Set (to anything) in the environment, every outlined pipe enters its persistent kernel at its first round,
+/// whatever its size: what the GPU tests use to run the persistent kernels of pipes that would otherwise end, or
+/// switch modes, within their host rounds (`scripts/gpu-outline.sh`). Timings with it are not representative.
+pub const ENTER_PIPES_AT_ONCE: &str = "IRGC_ENTER_PIPES_AT_ONCE";
+
 /// Blocks per multiprocessor for an outlined loop, whose kernels usually sweep every node each round: as many
 /// as an ordinary launch, for the memory parallelism the sweeps need.
 const LOOP_BLOCKS_PER_SM: u32 = 8;
@@ -458,7 +463,8 @@ impl Device for CudaDevice {
         // multiprocessor, an ordinary launch up to 8) runs its round from the host; the pipe enters the kernel once
         // its worklist has shrunk (pipes seeded with every node: matching, colouring) and it has run
         // `HOST_ROUNDS_FIRST` rounds (short pipes never enter it).
-        if run.desc.worklist.is_some() && !enters_pipe(run.count, grid, run.rounds_done) {
+        let at_once = std::env::var_os(ENTER_PIPES_AT_ONCE).is_some();
+        if run.desc.worklist.is_some() && !at_once && !enters_pipe(run.count, grid, run.rounds_done) {
             return Ok(None);
         }
         self.upload_slots(None, ctx)?;
@@ -477,6 +483,7 @@ impl Device for CudaDevice {
         let end = self.read(&self.pipe_state, 8, 0, words.len() as u64)?;
         Ok(Some(PipeEnd {
             rounds: end[PipeState::ROUNDS],
+            launches: end[PipeState::LAUNCHES],
             status: end[PipeState::STATUS],
             locals: end[PipeState::LOCALS..PipeState::LOCALS + run.locals.len()].to_vec(),
         }))

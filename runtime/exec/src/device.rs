@@ -55,6 +55,8 @@ pub struct PipeRun<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PipeEnd {
     pub rounds: u64,
+    /// Kernel launches the rounds made.
+    pub launches: u64,
     /// One of `PipeState::{DONE, LIMIT, OVERFLOW}`.
     pub status: u64,
     /// Every host local's bits after the last round.

@@ -345,8 +345,8 @@ impl<'a, D: Device> Machine<'a, D> {
         for (i, &bits) in end.locals.iter().enumerate().take(self.locals.len()) {
             self.set_local(i, bits)?;
         }
-        self.launches += end.rounds * per_round;
-        crate::progress::count_launches(end.rounds * per_round);
+        self.launches += end.launches;
+        crate::progress::count_launches(end.launches);
         let name = w.map(|w| self.mem.worklists[w].name.clone());
         let what = name.as_ref().map_or("loop".to_string(), |n| format!("pipe over {n}"));
         if let Some(w) = w {

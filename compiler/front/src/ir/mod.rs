@@ -630,8 +630,10 @@ pub enum PlanOp {
 }
 
 /// An outlined pipe or loop (see [`PlanOp::Outlined`]): its body holds only kernel launches, assignments to plan
-/// locals, and (in a loop) `if cond { break }` exits; its entry is `irgc_pipe_<index>`, and the indices count
-/// the outlined loops of the plan from 0 in a pre-order walk.
+/// locals, `if` statements and (in a pipe) `hybrid` switches over the pipe's worklist whose branches hold the same,
+/// and (in a loop, at the top level) `if cond { break }` exits; every way through a round launches at least one
+/// kernel. Its entry is `irgc_pipe_<index>`, and the indices count the outlined loops of the plan from 0 in a
+/// pre-order walk.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutlinedLoop {
     pub index: usize,
@@ -648,20 +650,63 @@ impl OutlinedLoop {
         outlined_entry_name(self.index)
     }
 
-    /// Kernel launches per round.
+    /// The most kernel launches one round can make (the branches of an `if` or `hybrid` launch different
+    /// kernels): the runtime bounds the rounds it lets the entry run by it.
     pub fn launches_per_round(&self) -> u64 {
-        self.body.iter().filter(|s| matches!(s.kind, StmtKind::Op(PlanOp::Invoke { .. }))).count() as u64
+        launches_through(&self.body, u64::max)
     }
 
-    /// Launches of reducing kernels per round (each gets words of the state area).
+    /// The launches of the body, in the order the backends number them (pre-order: an `if`'s `then` before its
+    /// `otherwise`, a `hybrid`'s `dense` before its `sparse`).
+    pub fn launch_sites(&self) -> Vec<&PlanStmt> {
+        fn walk<'b>(block: &'b PlanBlock, out: &mut Vec<&'b PlanStmt>) {
+            for s in block {
+                match &s.kind {
+                    StmtKind::Op(PlanOp::Invoke { .. }) => out.push(s),
+                    StmtKind::If { then, otherwise, .. } => {
+                        walk(then, out);
+                        walk(otherwise, out);
+                    }
+                    StmtKind::Op(PlanOp::Hybrid { dense, sparse, .. }) => {
+                        walk(dense, out);
+                        walk(sparse, out);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out
+    }
+
+    /// Launch sites of reducing kernels (each gets three words of the state area).
     pub fn reductions(&self, m: &Module) -> usize {
-        self.body
+        self.launch_sites()
             .iter()
-            .filter(|s| {
-                matches!(s.kind, StmtKind::Op(PlanOp::Invoke { kernel, .. }) if m.kernels[kernel].reduction.is_some())
-            })
+            .filter(
+                |s| matches!(s.kind, StmtKind::Op(PlanOp::Invoke { kernel, .. }) if m.kernels[kernel].reduction.is_some()),
+            )
             .count()
     }
+}
+
+/// The kernel launches of a way through `block` (no loops: an outlined body), taking at each `if` and `hybrid` the
+/// branch `pick` chooses by its count (`u64::max`: the most any way makes; `u64::min`: the fewest).
+pub fn launches_through(block: &PlanBlock, pick: fn(u64, u64) -> u64) -> u64 {
+    block
+        .iter()
+        .map(|s| match &s.kind {
+            StmtKind::Op(PlanOp::Invoke { .. }) => 1,
+            StmtKind::If { then, otherwise, .. } => {
+                pick(launches_through(then, pick), launches_through(otherwise, pick))
+            }
+            StmtKind::Op(PlanOp::Hybrid { dense, sparse, .. }) => {
+                pick(launches_through(dense, pick), launches_through(sparse, pick))
+            }
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The entry name of outlined pipe or loop `index`.

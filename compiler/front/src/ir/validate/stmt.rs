@@ -282,8 +282,8 @@ impl Validator<'_> {
         }
     }
 
-    /// An outlined pipe or loop: numbered in plan order, holding only launches, assignments and (loops only)
-    /// `if cond { break }` exits. Whether the GPU can compute its values is the outlining pass's judgement.
+    /// An outlined pipe or loop: numbered in plan order, holding only launches, assignments, `if`s, `hybrid`
+    /// switches over the pipe's own worklist and (loops only, at the top) `if cond { break }` exits. Whether the GPU can compute its values is the outlining pass's judgement.
     fn outlined(&mut self, body: BodyView<'_>, at: Where, o: &OutlinedLoop, span: Span, scope: Scope) {
         if o.index != self.outlined_seen {
             self.err(span, format!("outlined loop #{} where #{} was expected", o.index, self.outlined_seen));
@@ -300,17 +300,35 @@ impl Validator<'_> {
         if let Some(c) = o.break_if {
             self.cond(body, c, span);
         }
-        for s in &o.body {
+        self.outlined_block(o, &o.body, true);
+        self.block(body, at, &o.body, Scope { in_loop: true, ..scope });
+    }
+
+    /// The statements of an outlined body (`top`) or of a branch inside it.
+    fn outlined_block(&mut self, o: &OutlinedLoop, block: &PlanBlock, top: bool) {
+        for s in block {
             let allowed = match &s.kind {
                 StmtKind::Assign { .. } | StmtKind::Op(PlanOp::Invoke { .. }) => true,
-                StmtKind::If { .. } => o.worklist.is_none() && s.as_exit().is_some(),
+                StmtKind::If { .. } if s.as_exit().is_some() => top && o.worklist.is_none(),
+                StmtKind::If { then, otherwise, .. } => {
+                    self.outlined_block(o, then, false);
+                    self.outlined_block(o, otherwise, false);
+                    true
+                }
+                StmtKind::Op(PlanOp::Hybrid { worklist, dense, sparse, .. }) => {
+                    self.outlined_block(o, dense, false);
+                    self.outlined_block(o, sparse, false);
+                    o.worklist == Some(*worklist)
+                }
                 _ => false,
             };
             if !allowed {
-                self.err(s.span, "an outlined loop holds a statement other than launches, assignments and exits");
+                self.err(
+                    s.span,
+                    "an outlined loop holds a statement other than launches, assignments, branches and exits",
+                );
             }
         }
-        self.block(body, at, &o.body, Scope { in_loop: true, ..scope });
     }
 
     pub(super) fn worklist_item(&mut self, body: BodyView<'_>, w: Handle<Worklist>, value: Handle<Expr>, span: Span) {
