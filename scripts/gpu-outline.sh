@@ -10,6 +10,8 @@
 #      --no-outline, on the classes of ../shared/notes/performance.md.
 #   4. 64-bit reductions (combined across a warp by shuffles): tests/conformance/reductions64.irg's output on the
 #      GPU against the CPU's, and the programs with 64-bit reductions verified.
+#   5. Retry pipes (`sssp_nearfar`): verified with the kernel entered at once (small graphs and the weighted
+#      classes), compute-sanitizer on it, and outlined against --no-outline with `sssp_worklist` beside it.
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_OUTLINE_CLASSES  classes for 1 and 3 (default: road grid2k rgg22 urand22 rmatg22 kron22)
 #   GPU_OUTLINE_RUNS     timed runs in 3 (default 5)
@@ -21,7 +23,7 @@ set -u -o pipefail
 DIR=${GPU_OUTLINE_DIR:-/tmp/g}
 CLASSES=${GPU_OUTLINE_CLASSES:-"road grid2k rgg22 urand22 rmatg22 kron22"}
 RUNS=${GPU_OUTLINE_RUNS:-5}
-PARTS=" ${GPU_OUTLINE_PARTS:-1 2 3 4} "
+PARTS=" ${GPU_OUTLINE_PARTS:-1 2 3 4 5} "
 HYBRID=programs/coloring/ipgc_hybrid.irg
 BFS_DO=programs/bfs/bfs_do.irg
 SMALL="gen:grid:w=200,h=200 gen:rmat:scale=13,seed=3 gen:rgg:scale=13,seed=2"
@@ -99,5 +101,31 @@ if [[ "$PARTS" == *" 4 "* ]]; then
   timeout 300 "$IRGC" bench --backend cuda --runs 1 --warmup 0 --graph gen:kron:scale=18,seed=2 \
     programs/tc/tc.irg programs/tc/tc_per_node.irg programs/cc/afforest.irg $BFS_DO 2>&1 | grep -E ' ok$|FAIL|error' \
     || status=1
+fi
+if [[ "$PARTS" == *" 5 "* ]]; then
+  echo "== 5. retry pipes"
+  NEARFAR=programs/sssp/sssp_nearfar.irg
+  weighted=$(for c in $CLASSES; do case $c in road | grid2k | urand22 | kron22) echo "$DIR/$c.gr" ;; esac; done)
+  for g in gen:grid:w=200,h=200,weights=int:1:255 gen:rmat:scale=13,seed=3,weights=int:1:255 $weighted; do
+    for d in 0 64; do check "$g" $NEARFAR --param "delta=$d"; done
+  done
+  for tool in memcheck racecheck synccheck; do
+    for g in gen:grid:w=64,h=64,weights=int:1:255 gen:rmat:scale=10,seed=3,weights=int:1:255; do
+      out=$(IRGC_ENTER_PIPES_AT_ONCE=1 timeout 400 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        "$IRGC" run --backend cuda --no-check-bounds --verify --graph "$g" $NEARFAR 2>&1)
+      rc=$?
+      printf '%-10s %-40s rc=%s %s\n' "$tool" "$g" "$rc" \
+        "$(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^verify' | tr '\n' ' ' | cut -c1-140)"
+      [ $rc -eq 0 ] || status=1
+    done
+  done
+  for f in $weighted; do
+    for flags in "" "--no-outline"; do
+      echo "== $(basename "$f") ${flags:-outlined}"
+      # shellcheck disable=SC2086
+      timeout 300 "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --graph "$f" $flags \
+        $NEARFAR programs/sssp/sssp_worklist.irg 2>&1 | grep -vE '^  [a-z_0-9]+ +cuda +median' || status=1
+    done
+  done
 fi
 exit $status

@@ -32,12 +32,14 @@ use irgc_front::ir::OutlinedLoop as OutlinedPipe;
 use irgc_front::ir::{Handle, Kernel, LocalType, Module, PlanBlock, PlanOp, Scalar, StmtKind};
 
 /// The worklist slots a step takes as parameters, in order (its arguments follow).
-const STEP_WORKLIST_SLOTS: [WorklistSlot; 5] = [
+const STEP_WORKLIST_SLOTS: [WorklistSlot; 7] = [
     WorklistSlot::InItems,
     WorklistSlot::InCount,
     WorklistSlot::OutItems,
     WorklistSlot::OutCount,
     WorklistSlot::SpentCount,
+    WorklistSlot::RetryItems,
+    WorklistSlot::RetryCount,
 ];
 
 /// The context slots a step of a kernel with `params` in a pipe over worklist `w` (or a loop, without) takes as parameters
@@ -66,6 +68,20 @@ struct WorklistRegs<'c> {
     /// in between, so the round's `w.size()`, hybrid tests and launches use this register rather than reading
     /// the state word again.
     count: PointerValue<'c>,
+    /// The retry buffers and counts, when a launch of the pipe retries.
+    retry: Option<RetryRegs<'c>>,
+}
+
+/// The registers of an outlined pipe's retries: pass `p` of a retrying launch retries into one buffer and count,
+/// pass `p + 1` runs over those items and retries into the other buffer and the next count (three counts rotate
+/// as the push counts do, so a count is zeroed only after every thread has read it).
+struct RetryRegs<'c> {
+    /// The two retry buffers' addresses (`PipeState::RETRY_BUFFERS`).
+    bufs: [IntValue<'c>; 2],
+    /// Which buffer the next pass retries into.
+    which: PointerValue<'c>,
+    /// The state-word index of the count the next pass retries into.
+    count_at: PointerValue<'c>,
 }
 
 /// What lowering a round's statements needs besides the `Lower` itself.
@@ -77,11 +93,33 @@ struct Frame<'c, 's> {
     red_rot: PointerValue<'c>,
     status: PointerValue<'c>,
     exit: BasicBlock<'c>,
-    /// The launches run so far (reported in `PipeState::LAUNCHES`).
+    /// The launches run so far (reported in `PipeState::LAUNCHES`), and the most allowed.
     launches: PointerValue<'c>,
+    max_launches: IntValue<'c>,
     steps: &'s [(Handle<Kernel>, FunctionValue<'c>)],
     /// The next reducing launch site, in [`OutlinedPipe::launch_sites`] order.
     site: usize,
+}
+
+/// One launch of a step as the pipe makes it (every pass of a retrying launch is the same launch).
+struct Pass<'c, 'a> {
+    step: FunctionValue<'c>,
+    kernel: Handle<Kernel>,
+    args: &'a [Handle<irgc_front::ir::Expr>],
+    /// Whether the kernel pushes to the pipe's worklist, and retries into it.
+    pushes: bool,
+    retries: bool,
+    red: Option<PointerValue<'c>>,
+}
+
+/// Whether some launch of outlined pipe `pipe` retries into its worklist `w`.
+fn pipe_retries(m: &Module, pipe: &OutlinedPipe, w: usize) -> bool {
+    pipe.launch_sites().iter().any(|s| match s.kind {
+        StmtKind::Op(PlanOp::Invoke { kernel, .. }) => {
+            irgc_front::analysis::kernel_effects(m, &m.kernels[kernel]).1.contains(&w)
+        }
+        _ => false,
+    })
 }
 
 /// The kernels a pipe launches, each once, in order of first launch.
@@ -144,12 +182,28 @@ impl<'c> Lower<'c, '_> {
                     self.b.build_store(*r, i64t.const_int((PipeState::COUNTS + i) as u64, false))?;
                 }
                 let count = self.alloca(i64t.into(), "count")?;
-                Some(WorklistRegs { w, items, cap, flipped, rot, count })
+                let retry = if pipe_retries(self.m, pipe, w) {
+                    let (at0, at1) = (word(self, PipeState::RETRY_BUFFERS)?, word(self, PipeState::RETRY_BUFFERS + 1)?);
+                    let bufs = [
+                        self.b.build_load(i64t, at0, "retry0")?.into_int_value(),
+                        self.b.build_load(i64t, at1, "retry1")?.into_int_value(),
+                    ];
+                    let which = self.alloca(self.c.bool_type().into(), "retry_buf")?;
+                    self.b.build_store(which, self.c.bool_type().const_zero())?;
+                    let count_at = self.alloca(i64t.into(), "retry_count")?;
+                    self.b.build_store(count_at, i64t.const_int(PipeState::RETRY_COUNTS as u64, false))?;
+                    Some(RetryRegs { bufs, which, count_at })
+                } else {
+                    None
+                };
+                Some(WorklistRegs { w, items, cap, flipped, rot, count, retry })
             }
             None => None,
         };
         let at = word(self, PipeState::MAX_ROUNDS)?;
         let max_rounds = self.b.build_load(i64t, at, "max_rounds")?.into_int_value();
+        let at = word(self, PipeState::MAX_LAUNCHES)?;
+        let max_launches = self.b.build_load(i64t, at, "max_launches")?.into_int_value();
         let rounds = self.alloca(i64t.into(), "rounds")?;
         self.b.build_store(rounds, i64t.const_zero())?;
         let launches = self.alloca(i64t.into(), "launches")?;
@@ -229,7 +283,8 @@ impl<'c> Lower<'c, '_> {
                 |_| Ok(()),
             )?;
         }
-        let mut frame = Frame { state, first, wl: wl.as_ref(), red_rot, status, exit, launches, steps, site: 0 };
+        let mut frame =
+            Frame { state, first, wl: wl.as_ref(), red_rot, status, exit, launches, max_launches, steps, site: 0 };
         self.pipe_block(&pipe.body, &mut frame)?;
         if let Some(cond) = pipe.break_if {
             self.exit_if(cond, status, exit)?;
@@ -368,10 +423,16 @@ impl<'c> Lower<'c, '_> {
             }
             None => None,
         };
-        self.launch_step(step, kernel, args, pushes, f.wl, red, (f.state, f.first))?;
-        let n = self.b.build_load(i64t, f.launches, "")?.into_int_value();
-        self.b.build_store(f.launches, self.b.build_int_add(n, i64t.const_int(1, false), "")?)?;
+        let retries = f
+            .wl
+            .is_some_and(|wl| irgc_front::analysis::kernel_effects(self.m, &self.m.kernels[kernel]).1.contains(&wl.w));
+        let pass = Pass { step, kernel, args, pushes, retries, red };
+        self.launch_step(&pass, f.wl, None, (f.state, f.first))?;
+        self.count_launch(f)?;
         self.grid_barrier(f.state)?;
+        if let (true, Some(wl)) = (retries, f.wl) {
+            self.retry_passes(&pass, wl, f)?;
+        }
         if let (Some(local), Some(addr)) = (result, red) {
             let v = self.read_reduction(kernel, addr)?;
             self.write_local(local, v)?;
@@ -497,31 +558,128 @@ impl<'c> Lower<'c, '_> {
         self.element(state, i, Scalar::U64, GLOBAL)
     }
 
-    /// One kernel launch of the pipe: the step's worklist slots from the registers, its arguments computed here,
-    /// and (a reducing kernel) the word its reduction combines into.
-    #[allow(clippy::too_many_arguments)]
+    /// Counts one launch (for `PipeState::LAUNCHES`).
+    fn count_launch(&mut self, f: &Frame<'c, '_>) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        let n = self.b.build_load(i64t, f.launches, "")?.into_int_value();
+        self.b.build_store(f.launches, self.b.build_int_add(n, i64t.const_int(1, false), "")?)?;
+        Ok(())
+    }
+
+    /// After a retrying launch's first pass (and its grid barrier): while the last pass retried something, run the
+    /// step again over the retried items, as the host relaunches it. Every thread reads the same count after the
+    /// barrier, so all take the same way out. A count above the capacity (a retry overflowed) leaves the pipe with
+    /// `OVERFLOW`; one launch more than `MAX_LAUNCHES` allows leaves it with `LIMIT`.
+    fn retry_passes(&mut self, pass: &Pass<'c, '_>, wl: &WorklistRegs<'c>, f: &Frame<'c, '_>) -> Result<(), PtxError> {
+        let (i64t, boolt) = (self.c.i64_type(), self.c.bool_type());
+        let Some(rt) = &wl.retry else {
+            return self.malformed("a retrying launch in an outlined pipe without retry registers");
+        };
+        let (head, over_b, limit_b, body, done) = (
+            self.block("retry.head"),
+            self.block("retry.overflow"),
+            self.block("retry.limit"),
+            self.block("retry.pass"),
+            self.block("retry.done"),
+        );
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(head);
+        // The pass just run retried into the count before the current one (the rotation moved on at its launch).
+        let at = self.b.build_load(i64t, rt.count_at, "")?.into_int_value();
+        let prev = self.rotate3(at, 2)?;
+        let prev_addr = self.state_word(f.state, prev)?;
+        let count = self.volatile_load(prev_addr, "retried")?;
+        let none = self.b.build_int_compare(IntPredicate::EQ, count, i64t.const_zero(), "")?;
+        let over = self.b.build_int_compare(IntPredicate::UGT, count, wl.cap, "")?;
+        let n = self.b.build_load(i64t, f.launches, "")?.into_int_value();
+        let limit = self.b.build_int_compare(IntPredicate::UGE, n, f.max_launches, "")?;
+        let check_limit = self.block("retry.check");
+        self.b.build_conditional_branch(none, done, check_limit)?;
+        self.b.position_at_end(check_limit);
+        let go_on = self.block("retry.go");
+        self.b.build_conditional_branch(over, over_b, go_on)?;
+        self.b.position_at_end(go_on);
+        self.b.build_conditional_branch(limit, limit_b, body)?;
+        for (block, why) in [(over_b, PipeState::OVERFLOW), (limit_b, PipeState::LIMIT)] {
+            self.b.position_at_end(block);
+            self.b.build_store(f.status, i64t.const_int(why, false))?;
+            self.b.build_unconditional_branch(f.exit)?;
+        }
+        self.b.position_at_end(body);
+        // The retried items are in the buffer the last pass retried into: the one before `which`.
+        let which = self.b.build_load(boolt, rt.which, "")?.into_int_value();
+        let items = self.b.build_select(which, rt.bufs[0], rt.bufs[1], "retried_items")?.into_int_value();
+        self.launch_step(pass, Some(wl), Some((items, count)), (f.state, f.first))?;
+        self.count_launch(f)?;
+        self.grid_barrier(f.state)?;
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(done);
+        Ok(())
+    }
+
+    /// `(i - RETRY_COUNTS + by) mod 3 + RETRY_COUNTS`: a retry count's state-word index moved on by `by`.
+    fn rotate3(&mut self, i: IntValue<'c>, by: u64) -> Result<IntValue<'c>, PtxError> {
+        let i64t = self.c.i64_type();
+        let base = i64t.const_int(PipeState::RETRY_COUNTS as u64, false);
+        let rel = self.b.build_int_sub(i, base, "")?;
+        let rel = self.b.build_int_add(rel, i64t.const_int(by, false), "")?;
+        let rel = self.b.build_int_unsigned_rem(rel, i64t.const_int(3, false), "")?;
+        Ok(self.b.build_int_add(rel, base, "")?)
+    }
+
+    /// One pass of a kernel launch of the pipe: the step's worklist slots from the registers (its input from
+    /// `input` instead of the current items, for a retry pass), its arguments computed here, and (a reducing
+    /// kernel) the word its reduction combines into (the same for every pass of the launch).
     fn launch_step(
         &mut self,
-        step: FunctionValue<'c>,
-        kernel: Handle<Kernel>,
-        args: &[Handle<irgc_front::ir::Expr>],
-        pushes: bool,
+        pass: &Pass<'c, '_>,
         wl: Option<&WorklistRegs<'c>>,
-        red: Option<PointerValue<'c>>,
+        input: Option<(IntValue<'c>, IntValue<'c>)>,
         (state, first): (PointerValue<'c>, IntValue<'c>),
     ) -> Result<(), PtxError> {
+        let &Pass { step, kernel, args, pushes, retries, red } = pass;
         let i64t = self.c.i64_type();
         let as_bits = |me: &Self, p: PointerValue<'c>| me.b.build_ptr_to_int(p, i64t, "");
         let mut call_args: Vec<inkwell::values::BasicMetadataValueEnum<'c>> = vec![self.ctx.into()];
         if let Some(wl) = wl {
             let f = self.b.build_load(self.c.bool_type(), wl.flipped, "")?.into_int_value();
-            let in_items = self.b.build_select(f, wl.items[1], wl.items[0], "in_items")?.into_int_value();
+            let (in_items, in_count) = match input {
+                Some(given) => given,
+                None => {
+                    let items = self.b.build_select(f, wl.items[1], wl.items[0], "in_items")?.into_int_value();
+                    let count = self.b.build_load(i64t, wl.count, "")?.into_int_value();
+                    let over = self.b.build_int_compare(IntPredicate::UGT, count, wl.cap, "")?;
+                    (items, self.b.build_select(over, wl.cap, count, "in_count")?.into_int_value())
+                }
+            };
             let out_items = self.b.build_select(f, wl.items[0], wl.items[1], "out_items")?.into_int_value();
-            let count = self.b.build_load(i64t, wl.count, "")?.into_int_value();
-            let over = self.b.build_int_compare(IntPredicate::UGT, count, wl.cap, "")?;
-            let in_count = self.b.build_select(over, wl.cap, count, "in_count")?;
             let out_count = self.rotating_addr(state, wl.rot[1])?;
             let spare = self.rotating_addr(state, wl.rot[2])?;
+            let (retry_items, retry_count) = match (&wl.retry, retries) {
+                (Some(rt), true) => {
+                    // This pass retries into buffer `which` and count `count_at`, and zeroes the count after it
+                    // (the next pass's), which every thread read before the last barrier; then both move on.
+                    let which = self.b.build_load(self.c.bool_type(), rt.which, "")?.into_int_value();
+                    let items = self.b.build_select(which, rt.bufs[1], rt.bufs[0], "retry_items")?.into_int_value();
+                    let at = self.b.build_load(i64t, rt.count_at, "")?.into_int_value();
+                    let count_addr = self.state_word(state, at)?;
+                    let count = as_bits(self, count_addr)?;
+                    let after = self.rotate3(at, 1)?;
+                    let after_addr = self.state_word(state, after)?;
+                    self.if_else(
+                        first,
+                        |me| {
+                            me.b.build_store(after_addr, i64t.const_zero())?;
+                            Ok(())
+                        },
+                        |_| Ok(()),
+                    )?;
+                    self.b.build_store(rt.which, self.b.build_not(which, "")?)?;
+                    self.b.build_store(rt.count_at, after)?;
+                    (items, count)
+                }
+                _ => (i64t.const_zero(), i64t.const_zero()),
+            };
             if pushes {
                 // The spare count becomes the next pass's push count: zero it now, a grid barrier before that pass.
                 self.if_else(
@@ -538,6 +696,8 @@ impl<'c> Lower<'c, '_> {
             call_args.push(out_items.into());
             call_args.push(as_bits(self, out_count)?.into());
             call_args.push(as_bits(self, spare)?.into());
+            call_args.push(retry_items.into());
+            call_args.push(retry_count.into());
         }
         let k = &self.m.kernels[kernel];
         for (&a, &p) in args.iter().zip(&k.params) {

@@ -83,8 +83,9 @@ fn sssp_variants_verify_on_weighted_and_generated_graphs() {
 
 #[test]
 fn near_far_verifies_for_every_delta() {
-    // delta = 1: one distance per window (Dijkstra-like); 64: the default; 100000: one window (Bellman-Ford).
-    for delta in ["1", "64", "100000"] {
+    // delta = 1: one distance per window (Dijkstra-like); 64: a middle width; 100000: one window (Bellman-Ford);
+    // 0: the default, from the weights (16 x the largest weight / the mean degree).
+    for delta in ["1", "64", "100000", "0"] {
         let param = format!("delta={delta}");
         run_verified("programs/sssp/sssp_nearfar.irg", &data("bremen_time.gr.xz"), &["--param", &param]);
         for graph in ["gen:rmat:scale=12,ef=8,seed=7", "gen:grid:w=64,h=64,seed=6"] {

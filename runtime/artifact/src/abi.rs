@@ -40,7 +40,7 @@ use crate::program::Artifact;
 /// The kernel runs on a grid whose blocks are all resident at once (a cooperative launch), starting from the
 /// context's worklist slots (`InItems` holds the current items, `OutItems` the other buffer) and the counts below.
 /// Each round it reads the current count; it leaves when the count is 0 or a loop breaks (status
-/// [`PipeState::DONE`]), when a push overflowed ([`PipeState::OVERFLOW`]) or when `MAX_ROUNDS` rounds ran
+/// [`PipeState::DONE`]), when a push overflowed ([`PipeState::OVERFLOW`]) or when `MAX_ROUNDS` rounds (`MAX_LAUNCHES` launches) ran
 /// ([`PipeState::LIMIT`]). Each reducing launch `j` of a round combines into one of its three words at
 /// `reduction(locals, j)` (`j` counting launch sites in pre-order, branches included), rotating by round, the
 /// kernel itself writing every site's identity a round ahead. Push counts rotate through three words: a pushing pass reads the current count, pushes
@@ -64,12 +64,20 @@ impl PipeState {
     /// Out: the kernel launches it made (rounds may differ: the branches of an `if` or `hybrid` launch different
     /// kernels).
     pub const LAUNCHES: usize = 8;
+    /// In: the most kernel launches the kernel may make (a retry relaunch counts, as on the host); it stops with
+    /// [`PipeState::LIMIT`] before one more.
+    pub const MAX_LAUNCHES: usize = 9;
+    /// In: the addresses of the pipe's worklist's two retry buffers (0 without retries). A retrying launch retries
+    /// into one; the step is run again over those items, retrying into the other, until a pass retries nothing.
+    pub const RETRY_BUFFERS: usize = 10;
+    /// In: three rotating retry counts, all 0 (rotating as the push counts do).
+    pub const RETRY_COUNTS: usize = 12;
     /// In and out: the plan's host locals, as bits.
-    pub const LOCALS: usize = 9;
+    pub const LOCALS: usize = 15;
 
     /// The worklist ran empty.
     pub const DONE: u64 = 0;
-    /// `MAX_ROUNDS` rounds ran and the worklist is not empty.
+    /// `MAX_ROUNDS` rounds ran (or `MAX_LAUNCHES` launches) and the worklist is not empty.
     pub const LIMIT: u64 = 1;
     /// A push found the buffer full.
     pub const OVERFLOW: u64 = 2;

@@ -470,6 +470,8 @@ impl Device for CudaDevice {
         self.upload_slots(None, ctx)?;
         let mut words = vec![0u64; PipeState::words(run.locals.len(), run.desc.reductions)];
         words[PipeState::MAX_ROUNDS] = run.max_rounds;
+        words[PipeState::MAX_LAUNCHES] = run.max_launches;
+        words[PipeState::RETRY_BUFFERS..PipeState::RETRY_BUFFERS + 2].copy_from_slice(&run.retry_buffers);
         words[PipeState::COUNTS] = run.count;
         words[PipeState::LOCALS..PipeState::LOCALS + run.locals.len()].copy_from_slice(run.locals);
         copy_to(&self.gpu.stream, &mut self.pipe_state, 0, &pack(&words, 8, 1))?;

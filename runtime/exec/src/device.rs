@@ -43,8 +43,12 @@ pub struct PipeRun<'a> {
     pub desc: &'a PipeDesc,
     /// The worklist's current item count (at least 1).
     pub count: u64,
-    /// The most rounds it may run (the launch limit's remainder).
+    /// The most rounds it may run (the launch limit's remainder over the most launches a round makes).
     pub max_rounds: u64,
+    /// The most launches it may make (the launch limit's remainder; retry passes count).
+    pub max_launches: u64,
+    /// The addresses of the worklist's two retry buffers (zeros without retries).
+    pub retry_buffers: [u64; 2],
     /// The rounds this pipe has already run from the host since the plan reached it (0 for an outlined loop).
     pub rounds_done: u64,
     /// Every host local's bits.

@@ -14,7 +14,7 @@ use std::time::Instant;
 use irgc_artifact::{Artifact, BinaryOp, HostExpr, HostStmt, Layout, PipeState, Scalar};
 
 use crate::context;
-use crate::device::{Device, PipeRun};
+use crate::device::{Device, DeviceBuffer, PipeRun};
 use crate::error::RunError;
 use crate::eval::{self, Env};
 use crate::memory::{Global, Memory, Worklist};
@@ -338,7 +338,21 @@ impl<'a, D: Device> Machine<'a, D> {
         if !allowed || desc.worklist != w || (w.is_some() && count == 0) || max_rounds == 0 {
             return Ok(false);
         }
-        let run = PipeRun { pipe: p, desc, count, max_rounds, rounds_done, locals: &self.locals };
+        let retry_buffers = match w.and_then(|w| self.mem.worklists[w].retry.as_ref()) {
+            Some(bufs) => [bufs[0].address(), bufs[1].address()],
+            None => [0, 0],
+        };
+        let max_launches = self.options.max_launches.saturating_sub(self.launches);
+        let run = PipeRun {
+            pipe: p,
+            desc,
+            count,
+            max_rounds,
+            max_launches,
+            retry_buffers,
+            rounds_done,
+            locals: &self.locals,
+        };
         let Some(end) = self.dev.run_pipe(run, &self.ctx)? else {
             return Ok(false);
         };

@@ -8,8 +8,8 @@
 //! marks it in the artifact, and the runtime runs it round by round where that entry cannot run (the CPU).
 //!
 //! What it does: a pipe qualifies when its body holds only
-//! - launches (`Invoke`) of kernels with a top-level `forall` (not `forall tile`) and no `retry`, that push to no
-//!   worklist but the pipe's own, with arguments the device can compute (a reduction's result may go to a local:
+//! - launches (`Invoke`) of kernels with a top-level `forall` (not `forall tile`) that push (and, when they sweep
+//!   it, retry) to no worklist but the pipe's own, with arguments the device can compute (a reduction's result may go to a local:
 //!   every thread reads it after the grid barrier),
 //! - assignments to plan locals of values the device can compute (`irgc_front::analysis::pipe_computable`: the
 //!   pipe's own worklist size included),
@@ -22,14 +22,16 @@
 //! of the form `if cond { break }` in its body or a `break_if` the device can compute (`while step() { .. }`,
 //! whose condition is a reduction, is the common case); it needs at least one exit.
 //!
-//! What it does not do: outline pipes with `retry`, several worklists, or host reads (other worklists' sizes,
-//! array elements); those still run round by round. Whether outlining pays is not judged here: loops are
+//! What it does not do: outline pipes over several worklists, or with host reads (other worklists' sizes, array
+//! elements); those still run round by round. Whether outlining pays is not judged here: loops are
 //! outlined but the runtime runs them persistently only with `--outline-loops` (short heavy loops run faster
 //! round by round).
 
 use crate::Options;
 use irgc_front::analysis::{device_computable, kernel_effects, outlined_loops, pipe_computable};
-use irgc_front::ir::{launches_through, DeviceOp, Handle, Module, OutlinedLoop, PlanBlock, PlanOp, StmtKind, Worklist};
+use irgc_front::ir::{
+    launches_through, DeviceOp, Handle, Module, OutlinedLoop, PlanBlock, PlanOp, Space, StmtKind, Worklist,
+};
 
 /// Outlines every qualifying pipe and loop; returns how many.
 pub(super) fn run(m: &mut Module, _: &Options, _: &mut Vec<crate::Remark>) -> usize {
@@ -145,12 +147,17 @@ fn block_qualifies(m: &Module, wl: Option<Handle<Worklist>>, block: &PlanBlock, 
             StmtKind::Op(PlanOp::Invoke { kernel, args, result }) => {
                 let k = &m.kernels[*kernel];
                 let top_forall = matches!(k.sweep(), Some(DeviceOp::ForAll { .. }));
+                // A kernel may retry into the pipe's worklist if it sweeps it (the host's rule too): the entry
+                // relaunches the step over the retried items until none are retried.
+                let sweeps_wl =
+                    matches!(k.sweep(), Some(DeviceOp::ForAll { space: Space::Worklist(w), .. }) if Some(*w) == wl);
+                let own = |w: &usize| Some(*w) == wl.map(|h| h.index());
                 let (pushes, retries) = kernel_effects(m, k);
                 *drains |= wl.is_some_and(|w| pushes.contains(&w.index()));
                 top_forall
                     && result.is_some() == k.reduction.is_some()
-                    && retries.is_empty()
-                    && pushes.iter().all(|&w| Some(w) == wl.map(|h| h.index()))
+                    && (retries.is_empty() || (sweeps_wl && retries.iter().all(own)))
+                    && pushes.iter().all(own)
                     && args.iter().all(|&a| computable(a))
             }
             _ => false,
