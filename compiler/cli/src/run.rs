@@ -269,7 +269,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
 
     let mut graph = graph_input::load(&args.graph, &args.input)?;
     // A program that declares `graph G(undirected)` or a default weight gets a graph that fits (and is told).
-    let adjusted = match irgc_runtime::fit_graph(&artifact, &graph.csr, &graph.name) {
+    let adjusted = match irgc_runtime::fit_graph(&artifact, &graph.csr, &graph.name, args.backend != Backend::Cuda) {
         Some(fitted) => {
             graph.csr = fitted.csr;
             fitted.notes

@@ -316,6 +316,11 @@ impl Device for CudaDevice {
         "GPU memory"
     }
 
+    /// A GPU keeps the input's numbering (see the trait's documentation).
+    fn renumbers_by_degree(&self) -> bool {
+        false
+    }
+
     fn memory_limit(&self) -> Option<u64> {
         self.memory_limit
     }

@@ -77,6 +77,14 @@ pub trait Device {
         "memory"
     }
 
+    /// Whether a `degree_ordered` program's graph is numbered by degree on this device (where GAP's rule says it
+    /// pays). The CPU does: its triangle count ran 1.4–1.6× faster on Kronecker graphs (the hubs' rows together in
+    /// cache). A GPU keeps the input's numbering: there the count by degree rank on it was faster (kron22 on an
+    /// H100: 310 ms against 575–857 renumbered, `docs/gap.md`).
+    fn renumbers_by_degree(&self) -> bool {
+        true
+    }
+
     /// Bytes the run may allocate in all; `None` for no limit beyond the per-array cap.
     fn memory_limit(&self) -> Option<u64>;
 

@@ -19,8 +19,9 @@ pub struct Fitted {
 }
 
 /// `graph` fitted to `artifact`'s declared needs, or `None` when it fits as it is (the common case costs no
-/// copy).
-pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<Fitted> {
+/// copy). `renumbers`: whether the device the run goes to renumbers a `degree_ordered` program's graph
+/// ([`Device::renumbers_by_degree`](crate::Device::renumbers_by_degree)), which only the summary's note depends on.
+pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str, renumbers: bool) -> Option<Fitted> {
     let desc = artifact.graph.as_ref()?;
     let mut notes = Vec::new();
     let mut changed: Option<Csr> = None;
@@ -68,7 +69,7 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str) -> Option<F
             changed = Some(simple);
         }
     }
-    if desc.degree_ordered && changed.as_ref().unwrap_or(graph).degrees_skewed() {
+    if desc.degree_ordered && renumbers && changed.as_ref().unwrap_or(graph).degrees_skewed() {
         notes.push(format!(
             "numbered by degree: {graph_name}'s degrees are skewed, so the program, which declares \
              `degree_ordered`, runs on it with its nodes numbered by decreasing degree (outputs are per input node)"

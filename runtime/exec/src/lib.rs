@@ -271,8 +271,11 @@ fn execute_on<D: Device>(
     // A `degree_ordered` program runs on the graph numbered by degree (kept with the graph after the first run);
     // its node outputs come back per input node through `origin`, as after `G.contract`.
     let numbering = Instant::now();
-    let renumbered =
-        artifact.graph.as_ref().filter(|g| g.degree_ordered).and_then(|g| graph.degree_ordered(g.weight.is_some()));
+    let renumbered = artifact
+        .graph
+        .as_ref()
+        .filter(|g| g.degree_ordered && device.renumbers_by_degree())
+        .and_then(|g| graph.degree_ordered(g.weight.is_some()));
     let numbering = numbering.elapsed();
     let seen = renumbered.as_ref().map_or(graph, |r| &r.csr);
     let mut mem = memory::Memory::allocate(device, artifact, seen, graph_name, params)?;

@@ -247,7 +247,7 @@ fn progress(row: &Row) {
 /// The warm-up and timed runs of one program on one graph.
 fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, results: &mut Results) -> Result<()> {
     let artifact = &program.artifact;
-    let fitted = irgc_runtime::fit_graph(artifact, &graph.csr, &graph.name);
+    let fitted = irgc_runtime::fit_graph(artifact, &graph.csr, &graph.name, args.backend != Backend::Cuda);
     if let Some(f) = &fitted {
         for note in &f.notes {
             eprintln!("note: {} on {}: {note}", program.stem, graph.name);
