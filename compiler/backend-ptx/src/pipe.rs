@@ -666,14 +666,7 @@ impl<'c> Lower<'c, '_> {
                     let count = as_bits(self, count_addr)?;
                     let after = self.rotate3(at, 1)?;
                     let after_addr = self.state_word(state, after)?;
-                    self.if_else(
-                        first,
-                        |me| {
-                            me.b.build_store(after_addr, i64t.const_zero())?;
-                            Ok(())
-                        },
-                        |_| Ok(()),
-                    )?;
+                    self.zero_by_first(first, after_addr)?;
                     self.b.build_store(rt.which, self.b.build_not(which, "")?)?;
                     self.b.build_store(rt.count_at, after)?;
                     (items, count)
@@ -682,14 +675,7 @@ impl<'c> Lower<'c, '_> {
             };
             if pushes {
                 // The spare count becomes the next pass's push count: zero it now, a grid barrier before that pass.
-                self.if_else(
-                    first,
-                    |me| {
-                        me.b.build_store(spare, i64t.const_zero())?;
-                        Ok(())
-                    },
-                    |_| Ok(()),
-                )?;
+                self.zero_by_first(first, spare)?;
             }
             call_args.push(in_items.into());
             call_args.push(in_count.into());
@@ -712,6 +698,19 @@ impl<'c> Lower<'c, '_> {
         }
         self.b.build_call(step, &call_args, "")?;
         Ok(())
+    }
+
+    /// Zeroes the state word at `addr` from the thread with global index 0 (`first`) alone.
+    fn zero_by_first(&mut self, first: IntValue<'c>, addr: PointerValue<'c>) -> Result<(), PtxError> {
+        let zero = self.c.i64_type().const_zero();
+        self.if_else(
+            first,
+            |me| {
+                me.b.build_store(addr, zero)?;
+                Ok(())
+            },
+            |_| Ok(()),
+        )
     }
 
     /// A barrier across the whole grid (every block resident: a cooperative launch). See the module docs.
