@@ -109,7 +109,7 @@ impl Program {
         let artifact = &self.compiled.artifact;
         // As `irgc run`: a program that declares `graph G(undirected)` or a default weight gets a graph that fits.
         let fitted = irgc_runtime::fit_graph(artifact, &graph.csr, &graph.name, backend != "cuda");
-        let csr = fitted.as_ref().map_or(&graph.csr, |f| &f.csr);
+        let csr = fitted.as_ref().and_then(|f| f.csr.as_ref()).unwrap_or(&graph.csr);
         // As `irgc run`: the GPU is opened first, so a machine without one says so before any other work.
         let gpu = match backend {
             "cuda" => Some(execute::open_gpus(&placement.gpus).map_err(|e| errors::cuda(format!("{e:#}")))?),

@@ -164,18 +164,18 @@ impl<'c> Lower<'c, '_> {
     /// The combination of 64-bit `v` over the lanes that are here together (`activemask`), and whether this lane
     /// is the lowest of them. A five-step butterfly: a lane whose partner is not in the mask (it left early or
     /// took another branch, so its shuffled value is undefined) combines the identity `id` instead, so every
-    /// lane ends with the combination over exactly the mask's lanes. `op` is `Sum`, `Min` or `Max` of a 64-bit
-    /// integer type (`Min`/`Max` signed for `i64`).
+    /// lane ends with the combination over exactly the mask's lanes. `op` is `Sum`, `Min` or `Max` of the 64-bit
+    /// integer type `ty` ([`shuffles`]).
     fn warp_combine_64(
         &mut self,
         op: ReduceOp,
+        ty: Scalar,
         v: IntValue<'c>,
         id: IntValue<'c>,
     ) -> Result<(IntValue<'c>, IntValue<'c>), PtxError> {
         let i32t = self.c.i32_type();
         let mask = self.call_intrinsic("llvm.nvvm.activemask", i32t.into(), &[])?.into_int_value();
         let lane = self.call_intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.into(), &[])?.into_int_value();
-        let signed = matches!(self.reduction, Some((_, Scalar::I64, _)));
         let mut t = v;
         for k in [16u64, 8, 4, 2, 1] {
             let kk = i32t.const_int(k, false);
@@ -184,21 +184,8 @@ impl<'c> Lower<'c, '_> {
             let bit = self.b.build_right_shift(mask, partner, false, "")?;
             let bit = self.b.build_and(bit, i32t.const_int(1, false), "")?;
             let here = self.b.build_int_compare(inkwell::IntPredicate::NE, bit, i32t.const_zero(), "")?;
-            let got = self.b.build_select(here, got, id, "")?.into_int_value();
-            t = match op {
-                ReduceOp::Sum => self.b.build_int_add(t, got, "")?,
-                ReduceOp::Min | ReduceOp::Max => {
-                    let pred = match (op == ReduceOp::Min, signed) {
-                        (true, true) => inkwell::IntPredicate::SLT,
-                        (true, false) => inkwell::IntPredicate::ULT,
-                        (false, true) => inkwell::IntPredicate::SGT,
-                        (false, false) => inkwell::IntPredicate::UGT,
-                    };
-                    let keep = self.b.build_int_compare(pred, t, got, "")?;
-                    self.b.build_select(keep, t, got, "")?.into_int_value()
-                }
-                _ => return self.malformed("a warp shuffle combination of an any/all reduction"),
-            };
+            let got = self.b.build_select(here, got, id, "")?;
+            t = self.combine(op, ty, t.into(), got)?.into_int_value();
         }
         // The mask holds at least this lane: zero cannot happen (`true`: no zero check).
         let nonzero = self.c.bool_type().const_all_ones().into();
@@ -245,8 +232,8 @@ impl<'c> Lower<'c, '_> {
                 "leader",
             )?);
         }
-        if let Some(op64) = shuffle_op(op, ty).filter(|_| warp) {
-            let (t, l) = self.warp_combine_64(op64, a.into_int_value(), id.into_int_value())?;
+        if warp && shuffles(op, ty) {
+            let (t, l) = self.warp_combine_64(op, ty, a.into_int_value(), id.into_int_value())?;
             a = t.into();
             leader = Some(l);
         }
@@ -297,17 +284,15 @@ impl<'c> Lower<'c, '_> {
     }
 }
 
-/// The `redux.sync` operation combining a warp's accumulators, for the reductions it supports (32-bit integer
-/// operands only).
-/// The 64-bit reductions combined across a warp by shuffles (see [`Lower::warp_combine_64`]).
-fn shuffle_op(op: ReduceOp, ty: Scalar) -> Option<ReduceOp> {
-    let int64 = matches!(ty, Scalar::I64 | Scalar::U64 | Scalar::Edge);
-    match op {
-        ReduceOp::Sum | ReduceOp::Min | ReduceOp::Max if int64 => Some(op),
-        _ => None,
-    }
+/// Whether a reduction is combined across a warp by shuffles (see [`Lower::warp_combine_64`]): 64-bit integer
+/// sums, minima and maxima.
+fn shuffles(op: ReduceOp, ty: Scalar) -> bool {
+    matches!(ty, Scalar::I64 | Scalar::U64 | Scalar::Edge)
+        && matches!(op, ReduceOp::Sum | ReduceOp::Min | ReduceOp::Max)
 }
 
+/// The `redux.sync` operation combining a warp's accumulators, for the reductions it supports (32-bit integer
+/// operands only).
 fn redux_op(op: ReduceOp, ty: Scalar) -> Option<&'static str> {
     let int32 = matches!(ty, Scalar::I32 | Scalar::U32 | Scalar::Node);
     Some(match (op, ty) {

@@ -411,8 +411,8 @@ impl<'c> Lower<'c, '_> {
         let Some(&(_, step)) = f.steps.iter().find(|(k, _)| *k == kernel) else {
             return self.malformed("an outlined pipe launches a kernel without a step");
         };
-        let pushes =
-            f.wl.is_some_and(|wl| irgc_front::abi::pushed_worklists(self.m, &self.m.kernels[kernel]).contains(&wl.w));
+        let (pushed, retried) = irgc_front::analysis::kernel_effects(self.m, &self.m.kernels[kernel]);
+        let (pushes, retries) = f.wl.map_or((false, false), |wl| (pushed.contains(&wl.w), retried.contains(&wl.w)));
         let red = match result {
             Some(_) => {
                 let locals = self.body.locals.len();
@@ -423,9 +423,6 @@ impl<'c> Lower<'c, '_> {
             }
             None => None,
         };
-        let retries = f
-            .wl
-            .is_some_and(|wl| irgc_front::analysis::kernel_effects(self.m, &self.m.kernels[kernel]).1.contains(&wl.w));
         let pass = Pass { step, kernel, args, pushes, retries, red };
         self.launch_step(&pass, f.wl, None, (f.state, f.first))?;
         self.count_launch(f)?;

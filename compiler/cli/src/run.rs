@@ -271,7 +271,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     // A program that declares `graph G(undirected)` or a default weight gets a graph that fits (and is told).
     let adjusted = match irgc_runtime::fit_graph(&artifact, &graph.csr, &graph.name, args.backend != Backend::Cuda) {
         Some(fitted) => {
-            graph.csr = fitted.csr;
+            if let Some(csr) = fitted.csr {
+                graph.csr = csr;
+            }
             fitted.notes
         }
         None => Vec::new(),

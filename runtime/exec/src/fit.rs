@@ -13,13 +13,15 @@ use crate::eval::{to_f64, to_i64};
 /// A graph changed to fit its program, and what was changed.
 #[derive(Debug)]
 pub struct Fitted {
-    pub csr: Csr,
+    /// The changed graph; `None` when the run uses the graph as it is and only a note applies (a `degree_ordered`
+    /// numbering is made when the run starts, and kept with the caller's graph for its later runs).
+    pub csr: Option<Csr>,
     /// One sentence per change, for the run's summary.
     pub notes: Vec<String>,
 }
 
-/// `graph` fitted to `artifact`'s declared needs, or `None` when it fits as it is (the common case costs no
-/// copy). `renumbers`: whether the device the run goes to renumbers a `degree_ordered` program's graph
+/// `graph` fitted to `artifact`'s declared needs, or `None` when it fits as it is and nothing is to be said (the
+/// common case costs no copy). `renumbers`: whether the device the run goes to renumbers a `degree_ordered` program's graph
 /// ([`Device::renumbers_by_degree`](crate::Device::renumbers_by_degree)), which only the summary's note depends on.
 pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str, renumbers: bool) -> Option<Fitted> {
     let desc = artifact.graph.as_ref()?;
@@ -74,7 +76,6 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str, renumbers: 
             "numbered by degree: {graph_name}'s degrees are skewed, so the program, which declares \
              `degree_ordered`, runs on it with its nodes numbered by decreasing degree (outputs are per input node)"
         ));
-        changed.get_or_insert_with(|| graph.clone());
     }
     let weightless = changed.as_ref().unwrap_or(graph).weights.is_none();
     if let (Some(ty), Some(bits), true) = (desc.weight, desc.default_weight, weightless) {
@@ -88,7 +89,7 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str, renumbers: 
         notes.push(format!("weights: {graph_name} has none; every edge weighs {text}, the program's default"));
         changed = Some(graph);
     }
-    changed.map(|csr| Fitted { csr, notes })
+    (changed.is_some() || !notes.is_empty()).then_some(Fitted { csr: changed, notes })
 }
 
 /// A warning when `graph`'s weights can make a shortest-path distance overflow the integer type of an `sssp`

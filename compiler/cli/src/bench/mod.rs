@@ -248,16 +248,15 @@ fn progress(row: &Row) {
 fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, results: &mut Results) -> Result<()> {
     let artifact = &program.artifact;
     let fitted = irgc_runtime::fit_graph(artifact, &graph.csr, &graph.name, args.backend != Backend::Cuda);
-    if let Some(f) = &fitted {
-        for note in &f.notes {
-            eprintln!("note: {} on {}: {note}", program.stem, graph.name);
-        }
+    let (fitted_csr, notes) = fitted.map_or((None, Vec::new()), |f| (f.csr, f.notes));
+    for note in &notes {
+        eprintln!("note: {} on {}: {note}", program.stem, graph.name);
     }
     let fitted_graph;
-    let graph = match fitted {
-        Some(f) => {
+    let graph = match fitted_csr {
+        Some(csr) => {
             fitted_graph =
-                LoadedGraph { csr: f.csr, name: graph.name.clone(), load_time: graph.load_time, cache: graph.cache };
+                LoadedGraph { csr, name: graph.name.clone(), load_time: graph.load_time, cache: graph.cache };
             &fitted_graph
         }
         None => graph,
