@@ -131,7 +131,7 @@ class Result(Mapping):
         self.backend = raw["backend"]
         #: Allocating and initialising memory (on a GPU: with the upload), and running the plan, in seconds.
         self.setup_seconds = raw["setup_seconds"]
-        #: The set-up split into its parts (device, graph, weights, sources, arrays, worklists), in seconds.
+        #: The set-up split into its parts (device, graph, renumbering, weights, sources, arrays, worklists), in seconds.
         self.setup_parts_seconds = raw["setup_parts_seconds"]
         self.compute_seconds = raw["compute_seconds"]
         #: Kernel launches, retries included.

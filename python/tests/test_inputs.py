@@ -79,7 +79,7 @@ def test_file_cache_and_statistics(tmp_path, monkeypatch):
     assert r.threads == 2 and r.backend == "cpu"
     assert r.launches > 10 and r.compute_seconds > 0 and r.setup_seconds > 0
     parts = r.setup_parts_seconds
-    assert set(parts) == {"device", "graph", "weights", "sources", "arrays", "worklists"}
+    assert set(parts) == {"device", "graph", "renumbering", "weights", "sources", "arrays", "worklists"}
     assert parts["graph"] > 0 and sum(parts.values()) <= r.setup_seconds
     assert len(r.stats["launches"]) == r.launches
     assert r.verification[0]["reference"].startswith("BFS")

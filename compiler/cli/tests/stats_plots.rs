@@ -140,14 +140,14 @@ fn setup_is_split_into_its_parts() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
     let line = text.lines().find(|l| l.starts_with("setup ")).unwrap_or_else(|| panic!("no setup line in\n{text}"));
-    for part in ["device ", "graph ", "weights ", "sources ", "arrays ", "worklists "] {
+    for part in ["device ", "graph ", "renumbering ", "weights ", "sources ", "arrays ", "worklists "] {
         assert!(line.contains(part), "{line}");
     }
     let o = irgc(&[&args[..], &["--json"]].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let parts = v["setup_parts_seconds"].as_object().unwrap();
-    assert_eq!(parts.len(), 6, "{parts:?}");
+    assert_eq!(parts.len(), 7, "{parts:?}");
     let sum: f64 = parts.values().map(|x| x.as_f64().unwrap()).sum();
     assert!(sum <= v["setup_seconds"].as_f64().unwrap() + 1e-9, "{v}");
     // Copying the CSR always takes some time.

@@ -281,7 +281,7 @@ fn execute_on<D: Device>(
     let mut mem = memory::Memory::allocate(device, artifact, seen, graph_name, params)?;
     if let Some(r) = &renumbered {
         mem.origin = Some(r.rank.clone());
-        mem.setup.graph += numbering;
+        mem.setup.renumbering = numbering;
     }
     let layout = Layout::of(artifact);
     let ctx = context::build(&layout, &mem, params);

@@ -361,6 +361,9 @@ pub struct SetupParts {
     pub device: Duration,
     /// The CSR's row offsets and edges.
     pub graph: Duration,
+    /// Numbering the graph by degree for a `degree_ordered` program: computed (a graph's first such run), read
+    /// from beside its graph cache file (a later process's), or nothing (a later run in the same process).
+    pub renumbering: Duration,
     /// Converting the weights to the program's type, and storing them.
     pub weights: Duration,
     /// The edge sources (only for programs that read `G.src`).
@@ -377,6 +380,7 @@ impl std::ops::Add for SetupParts {
         SetupParts {
             device: self.device + o.device,
             graph: self.graph + o.graph,
+            renumbering: self.renumbering + o.renumbering,
             weights: self.weights + o.weights,
             sources: self.sources + o.sources,
             arrays: self.arrays + o.arrays,
@@ -387,10 +391,11 @@ impl std::ops::Add for SetupParts {
 
 impl SetupParts {
     /// The parts with their names, in order.
-    pub fn named(&self) -> [(&'static str, Duration); 6] {
+    pub fn named(&self) -> [(&'static str, Duration); 7] {
         [
             ("device", self.device),
             ("graph", self.graph),
+            ("renumbering", self.renumbering),
             ("weights", self.weights),
             ("sources", self.sources),
             ("arrays", self.arrays),

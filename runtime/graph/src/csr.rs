@@ -1,5 +1,6 @@
 //! The compressed-sparse-row graph and the edge list it is built from.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
@@ -170,7 +171,13 @@ struct Derived {
     weights: Mutex<Vec<(Weights, &'static str, Shared<u32>)>>,
     /// The graph numbered by degree ([`Csr::degree_ordered`]), with the row offsets and edges it came from.
     renumbered: Mutex<Option<KeptRenumbering>>,
+    /// The graph's file in the graph cache, where it came from one ([`Csr::keep_derived_beside`]), with the
+    /// arrays that were read from it.
+    cache_file: Option<CacheFile>,
 }
+
+/// The graph's file in the graph cache, with the row offsets, edges and weights read from it.
+type CacheFile = (PathBuf, Shared<u64>, Shared<u32>, Option<Weights>);
 
 /// A kept [`Renumbered`] graph, with the row offsets, edges and weights it was computed from.
 type KeptRenumbering = (Shared<u64>, Shared<u32>, Option<Weights>, Arc<Renumbered>);
@@ -180,7 +187,12 @@ impl Clone for Derived {
         let sources = self.sources.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let weights = self.weights.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let renumbered = self.renumbered.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        Derived { sources: Mutex::new(sources), weights: Mutex::new(weights), renumbered: Mutex::new(renumbered) }
+        Derived {
+            sources: Mutex::new(sources),
+            weights: Mutex::new(weights),
+            renumbered: Mutex::new(renumbered),
+            cache_file: self.cache_file.clone(),
+        }
     }
 }
 
@@ -245,8 +257,27 @@ impl Csr {
         sources
     }
 
+    /// Notes that this graph is the one cached at `cache_file` (by [`crate::load_graph_cached`]), so derived graphs
+    /// that take seconds to compute (the numbering by degree) are kept beside it, for the next process.
+    pub fn keep_derived_beside(&mut self, cache_file: &Path) {
+        let arrays = (self.row_start.clone(), self.col.clone(), self.weights.clone());
+        self.derived.cache_file = Some((cache_file.to_path_buf(), arrays.0, arrays.1, arrays.2));
+    }
+
+    /// The graph's file in the graph cache, if it came from one ([`Csr::keep_derived_beside`]) and its arrays are
+    /// still the ones read from there (one changed in place, or new weights, make it another graph).
+    pub(crate) fn cache_file(&self) -> Option<&Path> {
+        let (path, rows, cols, weights) = self.derived.cache_file.as_ref()?;
+        let same_weights = match (weights, &self.weights) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Weights::same(a, b),
+            _ => false,
+        };
+        (Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col) && same_weights).then_some(path.as_path())
+    }
+
     /// The graph numbered by decreasing degree ([`Renumbered`]), computed once per graph and kept with it (see
-    /// `Derived`), or `None` where that does not pay ([`Csr::degrees_skewed`]): what a `degree_ordered` program runs
+    /// `Derived`) and beside its cache file, or `None` where that does not pay ([`Csr::degrees_skewed`]): what a `degree_ordered` program runs
     /// on. Weights come along only `with_weights` (for a program that reads them).
     pub fn degree_ordered(&self, with_weights: bool) -> Option<Arc<Renumbered>> {
         if !self.degrees_skewed() {

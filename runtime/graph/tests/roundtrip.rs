@@ -219,6 +219,83 @@ fn cache_round_trips_every_kind() {
     }
 }
 
+/// A skewed undirected graph (15 hubs joined to every node, the other 185 nodes to the hubs only): GAP's rule
+/// says numbering it by degree pays. The hubs are spread over the ids, so the numbering moves them.
+fn hubs_and_spokes() -> Csr {
+    let hub = |v: u32| v % 13 == 5;
+    let (mut e, mut w) = (Vec::new(), Vec::new());
+    for u in 0..200u32 {
+        for v in u + 1..200 {
+            if hub(u) || hub(v) {
+                e.extend([(u, v), (v, u)]);
+                w.extend([i64::from(u * 7 + v), i64::from(u * 7 + v)]);
+            }
+        }
+    }
+    graph(200, &e, Some(Weights::Int(w.into())), NodeLabels::Offset(1))
+}
+
+#[test]
+fn the_numbering_by_degree_is_kept_beside_the_cache_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("hubs.mtx");
+    write_graph(&hubs_and_spokes(), Format::MatrixMarket, &input).unwrap();
+    let cache_dir = dir.path().join("cache");
+    let opts = LoadOptions::default();
+    let load = || load_graph_cached(&input, &opts, &cache_dir, &mut |_, _| {}).unwrap().0;
+    let kept = cache_path(&input, &opts, &cache_dir).unwrap().with_extension("by-degree.csr");
+
+    // The first run computes it (as a graph loaded without the cache would) and keeps it.
+    let computed = load().degree_ordered(false).expect("skewed");
+    assert!(!computed.from_cache && kept.exists());
+    let uncached = load_graph(&input, &opts, &mut |_, _| {}).unwrap().degree_ordered(false).unwrap();
+    assert_eq!((&uncached.csr, &uncached.rank), (&computed.csr, &computed.rank));
+    assert_eq!(computed.rank[5], 0, "the first hub gets id 0");
+
+    // A later process reads it, labels and ranks included; the weighted numbering is kept apart.
+    let read = load().degree_ordered(false).unwrap();
+    assert!(read.from_cache);
+    assert_eq!((&read.csr, &read.rank), (&computed.csr, &computed.rank));
+    let weighted = load().degree_ordered(true).unwrap();
+    assert!(!weighted.from_cache && weighted.csr.weights.is_some());
+    let weighted_read = load().degree_ordered(true).unwrap();
+    assert!(weighted_read.from_cache);
+    assert_eq!(weighted_read.csr, weighted.csr);
+
+    // A damaged file is a miss: computed again and rewritten.
+    let good = std::fs::read(&kept).unwrap();
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x10;
+    std::fs::write(&kept, &flipped).unwrap();
+    let again = load().degree_ordered(false).unwrap();
+    assert!(!again.from_cache);
+    assert_eq!(again.csr, computed.csr);
+    assert_eq!(std::fs::read(&kept).unwrap(), good, "rewritten");
+
+    // A valid file whose rows do not have this numbering's degrees (the renumbered graph with its ids reversed)
+    // is not taken for it.
+    let n = computed.csr.num_nodes();
+    let mut reversed = EdgeList::new(n);
+    for u in 0..n {
+        for &v in computed.csr.neighbors(u) {
+            reversed.src.push(n - 1 - u);
+            reversed.dst.push(n - 1 - v);
+        }
+    }
+    save_cache(&reversed.into_csr(BuildOptions::default()), &kept).unwrap();
+    let again = load().degree_ordered(false).unwrap();
+    assert!(!again.from_cache);
+    assert_eq!(again.csr, computed.csr);
+
+    // Nor by a graph changed after it was loaded (`make_mut` copies the shared rows: they are no longer the ones
+    // read from the cache).
+    let mut changed = load();
+    changed.row_start.make_mut();
+    let fresh = changed.degree_ordered(false).unwrap();
+    assert!(!fresh.from_cache, "a graph changed after loading does not use the kept file");
+    assert_eq!(fresh.csr, computed.csr);
+}
+
 #[test]
 fn cache_is_reused_and_damage_is_detected() {
     let dir = tempfile::tempdir().unwrap();
