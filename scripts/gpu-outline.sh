@@ -12,10 +12,13 @@
 #      GPU against the CPU's, and the programs with 64-bit reductions verified.
 #   5. Retry pipes (`sssp_nearfar`): verified with the kernel entered at once (small graphs and the weighted
 #      classes), compute-sanitizer on it, and outlined against --no-outline with `sssp_worklist` beside it.
+#   6. Per-round records from outlined kernels: `--stats` on an outlined pipe against `--stats --no-outline` (the
+#      same rounds, sizes and modes where the program's rounds are deterministic; scripts/round-records.py) and
+#      against a run without statistics (compute time), and a `--plot` of each into $OUT if set.
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_OUTLINE_CLASSES  classes for 1 and 3 (default: road grid2k rgg22 urand22 rmatg22 kron22)
 #   GPU_OUTLINE_RUNS     timed runs in 3 (default 5)
-#   GPU_OUTLINE_PARTS    which parts run (default "1 2 3")
+#   GPU_OUTLINE_PARTS    which parts run (default "1 2 3 4 5 6")
 #   GPU_OUTLINE_DIR      where the graphs go (default /tmp/g)
 # ../shared does not travel to the GPU machine: copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
 set -u -o pipefail
@@ -23,7 +26,7 @@ set -u -o pipefail
 DIR=${GPU_OUTLINE_DIR:-/tmp/g}
 CLASSES=${GPU_OUTLINE_CLASSES:-"road grid2k rgg22 urand22 rmatg22 kron22"}
 RUNS=${GPU_OUTLINE_RUNS:-5}
-PARTS=" ${GPU_OUTLINE_PARTS:-1 2 3 4 5} "
+PARTS=" ${GPU_OUTLINE_PARTS:-1 2 3 4 5 6} "
 HYBRID=programs/coloring/ipgc_hybrid.irg
 BFS_DO=programs/bfs/bfs_do.irg
 SMALL="gen:grid:w=200,h=200 gen:rmat:scale=13,seed=3 gen:rgg:scale=13,seed=2"
@@ -125,6 +128,29 @@ if [[ "$PARTS" == *" 5 "* ]]; then
       # shellcheck disable=SC2086
       timeout 300 "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --graph "$f" $flags \
         $NEARFAR programs/sssp/sssp_worklist.irg 2>&1 | grep -vE '^  [a-z_0-9]+ +cuda +median' || status=1
+    done
+  done
+fi
+if [[ "$PARTS" == *" 6 "* ]]; then
+  echo "== 6. per-round records from outlined kernels"
+  for f in gen:grid:w=300,h=300 $files; do
+    for run in "programs/bfs/bfs_worklist.irg|--same-sizes" "$BFS_DO|--same-sizes" "$HYBRID --param H=0.2|" \
+      "programs/sssp/sssp_nearfar.irg|"; do
+      prog=${run%|*}
+      case "$prog $f" in *sssp*grid:* | *sssp*rgg22* | *sssp*rmatg22*) continue ;; esac
+      name=$(basename "${prog%% *}" .irg)
+      # shellcheck disable=SC2086
+      timeout 300 "$IRGC" run --backend cuda --graph "$f" $prog --stats --json >/tmp/rr.a.json 2>/tmp/rr.err &&
+        timeout 300 "$IRGC" run --backend cuda --graph "$f" $prog --stats --json --no-outline >/tmp/rr.b.json &&
+        timeout 300 "$IRGC" run --backend cuda --graph "$f" $prog --json >/tmp/rr.c.json || {
+        echo "$name $f: the run failed"; tail -3 /tmp/rr.err; status=1; continue
+      }
+      printf '%-14s %-24s ' "$name" "$(basename "$f")"
+      python3 scripts/round-records.py /tmp/rr.a.json /tmp/rr.b.json /tmp/rr.c.json ${run#*|} || status=1
+      if [ -n "${OUT:-}" ] && [ "$f" = "$DIR/road.gr" ]; then
+        # shellcheck disable=SC2086
+        "$IRGC" run --backend cuda --graph "$f" $prog --plot "$OUT/rounds-$name-road.svg" >/dev/null 2>&1 || status=1
+      fi
     done
   done
 fi

@@ -62,6 +62,7 @@ pub fn lower(m: &Module) -> art::Artifact {
                 worklist: p.worklist.map(|w| w.index()),
                 launches_per_round: p.launches_per_round(),
                 reductions: p.reductions(m),
+                hybrids: p.hybrids(),
             })
             .collect(),
         plan: art::Plan {

@@ -99,6 +99,22 @@ struct Frame<'c, 's> {
     steps: &'s [(Handle<Kernel>, FunctionValue<'c>)],
     /// The next reducing launch site, in [`OutlinedPipe::launch_sites`] order.
     site: usize,
+    /// Per-round records, when the pipe keeps them (a pipe over a worklist).
+    records: Option<Records<'c>>,
+    /// The next `hybrid` statement, in [`OutlinedPipe::hybrids`] order.
+    hybrid: usize,
+}
+
+/// Where thread 0 writes the per-round records (`PipeState::RECORDS`): the buffer's address (0: none) and the
+/// most rounds it holds, read once at entry, and the round counter.
+#[derive(Clone, Copy)]
+struct Records<'c> {
+    base: IntValue<'c>,
+    rounds: IntValue<'c>,
+    /// Words a record (`PipeState::record_words`).
+    words: u64,
+    /// The rounds started so far (the current round is this minus 1 inside a round).
+    started: PointerValue<'c>,
 }
 
 /// One launch of a step as the pipe makes it (every pass of a retrying launch is the same launch).
@@ -206,6 +222,17 @@ impl<'c> Lower<'c, '_> {
         let max_launches = self.b.build_load(i64t, at, "max_launches")?.into_int_value();
         let rounds = self.alloca(i64t.into(), "rounds")?;
         self.b.build_store(rounds, i64t.const_zero())?;
+        let records = match pipe.worklist {
+            Some(_) => {
+                let at = word(self, PipeState::RECORDS)?;
+                let base = self.b.build_load(i64t, at, "records")?.into_int_value();
+                let at = word(self, PipeState::RECORD_ROUNDS)?;
+                let most = self.b.build_load(i64t, at, "record_rounds")?.into_int_value();
+                let words = PipeState::record_words(pipe.hybrids()) as u64;
+                Some(Records { base, rounds: most, words, started: rounds })
+            }
+            None => None,
+        };
         let launches = self.alloca(i64t.into(), "launches")?;
         self.b.build_store(launches, i64t.const_zero())?;
         let status = self.alloca(i64t.into(), "status")?;
@@ -252,6 +279,9 @@ impl<'c> Lower<'c, '_> {
         if let Some(wl) = &wl {
             let count = self.rotating_count(state, wl.rot[0])?;
             self.b.build_store(wl.count, count)?;
+            if let Some(rec) = records {
+                self.record_round_start(rec, first, r, count)?;
+            }
             let empty = self.b.build_int_compare(IntPredicate::EQ, count, i64t.const_zero(), "")?;
             let over = self.b.build_int_compare(IntPredicate::UGT, count, wl.cap, "")?;
             why = self.b.build_select(over, i64t.const_int(PipeState::OVERFLOW, false), why.into_int_value(), "")?;
@@ -283,8 +313,20 @@ impl<'c> Lower<'c, '_> {
                 |_| Ok(()),
             )?;
         }
-        let mut frame =
-            Frame { state, first, wl: wl.as_ref(), red_rot, status, exit, launches, max_launches, steps, site: 0 };
+        let mut frame = Frame {
+            state,
+            first,
+            wl: wl.as_ref(),
+            red_rot,
+            status,
+            exit,
+            launches,
+            max_launches,
+            steps,
+            site: 0,
+            records,
+            hybrid: 0,
+        };
         self.pipe_block(&pipe.body, &mut frame)?;
         if let Some(cond) = pipe.break_if {
             self.exit_if(cond, status, exit)?;
@@ -356,6 +398,10 @@ impl<'c> Lower<'c, '_> {
                     let above = self.b.build_float_mul(t, n, "above")?;
                     let size = self.b.build_unsigned_int_to_float(count, f64t, "")?;
                     let dense_now = self.b.build_float_compare(FloatPredicate::OGT, size, above, "dense")?;
+                    if let Some(rec) = f.records {
+                        self.record_hybrid(rec, f.first, f.hybrid, dense_now, above)?;
+                    }
+                    f.hybrid += 1;
                     self.pipe_branch(dense_now, dense, sparse, f)?;
                 }
                 _ => {
@@ -553,6 +599,89 @@ impl<'c> Lower<'c, '_> {
     /// The address of word `i` of the state area.
     fn state_word(&mut self, state: PointerValue<'c>, i: IntValue<'c>) -> Result<PointerValue<'c>, PtxError> {
         self.element(state, i, Scalar::U64, GLOBAL)
+    }
+
+    /// The address of word `i` of record `r`.
+    fn record_word(&mut self, rec: Records<'c>, r: IntValue<'c>, i: usize) -> Result<PointerValue<'c>, PtxError> {
+        let i64t = self.c.i64_type();
+        let at = self.b.build_int_mul(r, i64t.const_int(rec.words, false), "")?;
+        let at = self.b.build_int_add(at, i64t.const_int(i as u64, false), "")?;
+        let at = self.b.build_int_mul(at, i64t.const_int(8, false), "")?;
+        let at = self.b.build_int_add(rec.base, at, "")?;
+        Ok(self.b.build_int_to_ptr(at, self.c.ptr_type(AddressSpace::from(GLOBAL)), "record")?)
+    }
+
+    /// Whether thread 0 keeps record `r`: records are on and the buffer holds it (`last`: one past its rounds).
+    fn keeps_record(
+        &mut self,
+        rec: Records<'c>,
+        first: IntValue<'c>,
+        r: IntValue<'c>,
+    ) -> Result<IntValue<'c>, PtxError> {
+        let zero = self.c.i64_type().const_zero();
+        let on = self.b.build_int_compare(IntPredicate::NE, rec.base, zero, "")?;
+        let fits = self.b.build_int_compare(IntPredicate::ULE, r, rec.rounds, "")?;
+        let keep = self.b.build_and(on, fits, "")?;
+        Ok(self.b.build_and(keep, first, "keep_record")?)
+    }
+
+    /// At the head of round `r` (and at the head that ends the loop, whose record closes the last round): thread
+    /// 0 writes the worklist's count and the clock.
+    fn record_round_start(
+        &mut self,
+        rec: Records<'c>,
+        first: IntValue<'c>,
+        r: IntValue<'c>,
+        count: IntValue<'c>,
+    ) -> Result<(), PtxError> {
+        let keep = self.keeps_record(rec, first, r)?;
+        self.if_else(
+            keep,
+            |me| {
+                let now = me.call_intrinsic("llvm.nvvm.read.ptx.sreg.globaltimer", me.c.i64_type().into(), &[])?;
+                let at = me.record_word(rec, r, PipeState::RECORD_SIZE)?;
+                me.b.build_store(at, count)?;
+                let at = me.record_word(rec, r, PipeState::RECORD_TIME)?;
+                me.b.build_store(at, now)?;
+                Ok(())
+            },
+            |_| Ok(()),
+        )
+    }
+
+    /// In the round's `hybrid` number `k`: thread 0 marks it run, and `dense` if so, with its threshold × nodes.
+    fn record_hybrid(
+        &mut self,
+        rec: Records<'c>,
+        first: IntValue<'c>,
+        k: usize,
+        dense: IntValue<'c>,
+        above: inkwell::values::FloatValue<'c>,
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        let started = self.b.build_load(i64t, rec.started, "")?.into_int_value();
+        let r = self.b.build_int_sub(started, i64t.const_int(1, false), "round")?;
+        let keep = self.keeps_record(rec, first, r)?;
+        let below = self.b.build_int_compare(IntPredicate::ULT, r, rec.rounds, "")?;
+        let keep = self.b.build_and(keep, below, "")?;
+        self.if_else(
+            keep,
+            |me| {
+                let at = me.record_word(rec, r, PipeState::RECORD_HYBRID)?;
+                let bits = me.b.build_load(i64t, at, "")?.into_int_value();
+                let ran = i64t.const_int(1 << (2 * k), false);
+                let d = me.b.build_int_z_extend(dense, i64t, "")?;
+                let d = me.b.build_left_shift(d, i64t.const_int(2 * k as u64 + 1, false), "")?;
+                let bits = me.b.build_or(bits, ran, "")?;
+                let bits = me.b.build_or(bits, d, "")?;
+                me.b.build_store(at, bits)?;
+                let at = me.record_word(rec, r, PipeState::RECORD_ABOVE + k)?;
+                let above = me.b.build_bit_cast(above, i64t, "")?;
+                me.b.build_store(at, above)?;
+                Ok(())
+            },
+            |_| Ok(()),
+        )
     }
 
     /// Counts one launch (for `PipeState::LAUNCHES`).

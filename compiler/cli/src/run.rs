@@ -66,8 +66,9 @@ pub struct RunArgs {
     #[arg(long)]
     no_check_bounds: bool,
     /// Print a table of every kernel launch (round, kernel, items, pushed, hybrid mode, reduction value, time),
-    /// and the set-up split into its parts (device, graph, weights, sources, arrays, worklists). Implies
-    /// --no-outline, so that every round of every pipe is recorded.
+    /// and the set-up split into its parts (device, graph, renumbering, weights, sources, arrays, worklists). A
+    /// pipe the GPU runs as one kernel records each of its rounds itself (worklist size, hybrid mode, the round's
+    /// time by the GPU clock): a line per round, marked `(in kernel)`, so statistics do not change what runs.
     #[arg(long)]
     stats: bool,
     /// Write the statistics of --stats to FILE: `.csv` (one row per launch: round, kernel, retry, items, pushed,
@@ -289,8 +290,9 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         // Per-launch records (and, on the GPU, a wait for every launch to time it) only when they are shown:
         // `--json` without `--stats` reports the same compute time as the plain summary.
         collect_stats: recording,
-        // A checked run reports per launch: an outlined pipe would run its rounds without the host looking.
-        outline: !(args.no_outline || recording || checking),
+        // A checked run reports per launch: an outlined pipe would run its rounds without the host looking. With
+        // statistics an outlined pipe's kernel records each round itself (size, mode, the GPU clock's time).
+        outline: !(args.no_outline || checking),
         outline_loops: args.outline_loops,
         memory_limit: None,
         partition: args.multi.partition(),
@@ -647,13 +649,16 @@ fn stats_table(stats: &Stats) -> String {
         "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>14} {:>10}\n",
         "round", "kernel", "items", "pushed", "mode", "reduced", "ms"
     );
+    // Launch rows and the rows of rounds run inside an outlined pipe's kernel, in round order (both lists are
+    // in run order; a stable sort by round interleaves them).
+    let mut rows: Vec<(u64, String)> = Vec::new();
     for l in &stats.launches {
         let kernel = if l.retry > 0 { format!("{} (retry {})", l.kernel, l.retry) } else { l.kernel.clone() };
         let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
         let pushed = if pushed.is_empty() { "-".to_string() } else { pushed.join(" ") };
         let mode = l.mode.map_or("-", |m| m.name());
         let reduced = l.reduced.map_or("-".to_string(), |r| r.to_string());
-        s += &format!(
+        let row = format!(
             "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>14} {:>10.3}\n",
             l.round,
             kernel,
@@ -663,7 +668,27 @@ fn stats_table(stats: &Stats) -> String {
             reduced,
             l.seconds * 1e3
         );
+        rows.push((l.round, row));
     }
+    for r in &stats.pipe_rounds {
+        if let Some(ms) = r.ms {
+            let mode = match r.dense {
+                Some(true) => "dense",
+                Some(false) => "sparse",
+                None => "-",
+            };
+            let what = format!("(in kernel) {}", r.worklist);
+            rows.push((
+                r.round,
+                format!(
+                    "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>14} {:>10.3}\n",
+                    r.round, what, r.size, "-", mode, "-", ms
+                ),
+            ));
+        }
+    }
+    rows.sort_by_key(|(round, _)| *round);
+    s += &rows.into_iter().map(|(_, row)| row).collect::<String>();
     if !stats.pipe_rounds.is_empty() {
         let max = stats.pipe_rounds.iter().map(|r| r.size).max().unwrap_or(0);
         s += &format!("pipe rounds: {}, largest worklist {} items\n", stats.pipe_rounds.len(), max);

@@ -72,8 +72,25 @@ impl PipeState {
     pub const RETRY_BUFFERS: usize = 10;
     /// In: three rotating retry counts, all 0 (rotating as the push counts do).
     pub const RETRY_COUNTS: usize = 12;
+    /// In: the address of a zeroed buffer of per-round records (0: record nothing), `RECORD_ROUNDS + 1` records
+    /// of [`PipeState::record_words`] words each; see [`PipeState::RECORD_SIZE`].
+    pub const RECORDS: usize = 15;
+    /// In: the most rounds the buffer has records for.
+    pub const RECORD_ROUNDS: usize = 16;
     /// In and out: the plan's host locals, as bits.
-    pub const LOCALS: usize = 15;
+    pub const LOCALS: usize = 17;
+
+    /// Word `RECORD_SIZE` of record `r`: the pipe's worklist count when round `r` (from 0) started, as thread 0
+    /// read it at the round's head. The head that ends the loop writes one record more, so the last round ends
+    /// where the next record begins. (Words `RECORD_TIME`, `RECORD_HYBRID` and `RECORD_ABOVE` follow.)
+    pub const RECORD_SIZE: usize = 0;
+    /// `%globaltimer` (ns) when thread 0 started the round, after the previous round's last grid barrier.
+    pub const RECORD_TIME: usize = 1;
+    /// Which `hybrid` statements of the pipe ran in the round (bit `2k` for the pipe's `k`-th, in statement
+    /// order) and which of those ran `dense` (bit `2k + 1`).
+    pub const RECORD_HYBRID: usize = 2;
+    /// `hybrid` `k`'s threshold × nodes (`f64` bits) in word `RECORD_ABOVE + k`.
+    pub const RECORD_ABOVE: usize = 3;
 
     /// The worklist ran empty.
     pub const DONE: u64 = 0;
@@ -86,6 +103,11 @@ impl PipeState {
     /// launches per round.
     pub fn words(locals: usize, reductions: usize) -> usize {
         Self::LOCALS + locals + 3 * reductions
+    }
+
+    /// Words of a per-round record of a pipe with `hybrids` `hybrid` statements.
+    pub fn record_words(hybrids: usize) -> usize {
+        Self::RECORD_ABOVE + hybrids
     }
 
     /// The first of the three words of reducing launch `j`.

@@ -165,4 +165,8 @@ pub struct PipeDesc {
     /// Launches of reducing kernels per round: each has three words of the state area.
     #[serde(default)]
     pub reductions: usize,
+    /// The `hybrid` statements in a round: each has two bits and a word in the per-round records
+    /// ([`PipeState::record_words`](crate::PipeState::record_words)).
+    #[serde(default)]
+    pub hybrids: usize,
 }

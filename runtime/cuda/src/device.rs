@@ -14,7 +14,7 @@ use cudarc::driver::{CudaEvent, CudaFunction, CudaModule, CudaStream, DriverErro
 use cudarc::nvrtc::Ptx;
 use irgc_artifact::{reduce_identity, Artifact, KernelDesc, Layout, PipeState};
 use irgc_runtime::memory::show_bytes;
-use irgc_runtime::{Device, Launched, PipeEnd, PipeRun, RunError};
+use irgc_runtime::{Device, DeviceBuffer, Launched, PipeEnd, PipeRun, RoundRecord, RunError};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -479,6 +479,21 @@ impl Device for CudaDevice {
         words[PipeState::RETRY_BUFFERS..PipeState::RETRY_BUFFERS + 2].copy_from_slice(&run.retry_buffers);
         words[PipeState::COUNTS] = run.count;
         words[PipeState::LOCALS..PipeState::LOCALS + run.locals.len()].copy_from_slice(run.locals);
+        // Per-round records (statistics): a zeroed buffer of `record_rounds + 1` records, read back after.
+        let record_words = PipeState::record_words(run.desc.hybrids);
+        let records = match (run.record_rounds, run.desc.worklist) {
+            (0, _) | (_, None) => None,
+            (rounds, Some(_)) => {
+                let bytes = (rounds as usize + 1) * record_words * 8;
+                let buf = self.gpu.stream.alloc_zeros::<u8>(bytes).map_err(|e| {
+                    device_error(format_args!("cannot allocate {bytes} bytes of per-round records on the GPU"), e)
+                })?;
+                let buf = GpuBuffer::new(buf, &self.gpu.stream);
+                words[PipeState::RECORDS] = buf.address();
+                words[PipeState::RECORD_ROUNDS] = rounds;
+                Some(buf)
+            }
+        };
         copy_to(&self.gpu.stream, &mut self.pipe_state, 0, &pack(&words, 8, 1))?;
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (FORALL_BLOCK, 1, 1), shared_mem_bytes: 0 };
         let what = match run.desc.worklist {
@@ -488,11 +503,20 @@ impl Device for CudaDevice {
         driver::launch_pipe(&self.gpu.stream, &function, &self.table, &self.pipe_state, cfg)
             .map_err(|e| device_error(format_args!("{what} failed on the GPU"), e))?;
         let end = self.read(&self.pipe_state, 8, 0, words.len() as u64)?;
+        let rounds = end[PipeState::ROUNDS];
+        let records = match &records {
+            Some(buf) => {
+                let kept = (rounds.min(run.record_rounds) + 1) * record_words as u64;
+                RoundRecord::decode(&self.read(buf, 8, 0, kept)?, run.desc.hybrids)
+            }
+            None => Vec::new(),
+        };
         Ok(Some(PipeEnd {
-            rounds: end[PipeState::ROUNDS],
+            rounds,
             launches: end[PipeState::LAUNCHES],
             status: end[PipeState::STATUS],
             locals: end[PipeState::LOCALS..PipeState::LOCALS + run.locals.len()].to_vec(),
+            records,
         }))
     }
 

@@ -51,12 +51,14 @@ pub struct PipeRun<'a> {
     pub retry_buffers: [u64; 2],
     /// The rounds this pipe has already run from the host since the plan reached it (0 for an outlined loop).
     pub rounds_done: u64,
+    /// The most rounds to keep a [`RoundRecord`] of (0: none; statistics are off, or an outlined loop).
+    pub record_rounds: u64,
     /// Every host local's bits.
     pub locals: &'a [u64],
 }
 
 /// How an outlined pipe ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PipeEnd {
     pub rounds: u64,
     /// Kernel launches the rounds made.
@@ -65,6 +67,47 @@ pub struct PipeEnd {
     pub status: u64,
     /// Every host local's bits after the last round.
     pub locals: Vec<u64>,
+    /// What the kernel recorded of its first [`PipeRun::record_rounds`] rounds, in order.
+    pub records: Vec<RoundRecord>,
+}
+
+/// One round of an outlined pipe as the kernel recorded it (see `irgc_artifact::PipeState::RECORDS`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoundRecord {
+    /// The worklist's count when the round started.
+    pub size: u64,
+    /// The round's time by the GPU's clock, ns: from its start to the next round's (or the kernel's end).
+    pub ns: u64,
+    /// For each `hybrid` statement of the pipe, in order: `None` if the round did not reach it, else whether it
+    /// ran `dense`, and its threshold × nodes.
+    pub hybrids: Vec<Option<(bool, f64)>>,
+}
+
+impl RoundRecord {
+    /// The records in `words` (`rounds + 1` records of `PipeState::record_words(hybrids)` words, the last only
+    /// closing the one before), as the kernel wrote them.
+    pub fn decode(words: &[u64], hybrids: usize) -> Vec<RoundRecord> {
+        let size = irgc_artifact::PipeState::record_words(hybrids);
+        let recs: Vec<&[u64]> = words.chunks_exact(size).collect();
+        recs.windows(2)
+            .map(|pair| {
+                let (r, next) = (pair[0], pair[1]);
+                let bits = r[irgc_artifact::PipeState::RECORD_HYBRID];
+                let hybrids = (0..hybrids)
+                    .map(|k| {
+                        let above = f64::from_bits(r[irgc_artifact::PipeState::RECORD_ABOVE + k]);
+                        (bits >> (2 * k) & 1 == 1).then_some((bits >> (2 * k + 1) & 1 == 1, above))
+                    })
+                    .collect();
+                RoundRecord {
+                    size: r[irgc_artifact::PipeState::RECORD_SIZE],
+                    ns: next[irgc_artifact::PipeState::RECORD_TIME]
+                        .saturating_sub(r[irgc_artifact::PipeState::RECORD_TIME]),
+                    hybrids,
+                }
+            })
+            .collect()
+    }
 }
 
 /// A machine that holds a program's memory and runs its kernels. See the module documentation for the split of
@@ -244,4 +287,36 @@ macro_rules! forward_device_memory {
             self.$inner.fill(buf, size, len, bits)
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RoundRecord;
+    use irgc_artifact::PipeState;
+
+    #[test]
+    fn round_records_decode_as_the_kernel_writes_them() {
+        // Two hybrids; round 0 ran the first one dense (above 10.5), round 1 ran the second sparse (above 2.0), and
+        // the third record closes round 1.
+        let w = PipeState::record_words(2);
+        let mut words = vec![0u64; 3 * w];
+        words[PipeState::RECORD_SIZE] = 40;
+        words[PipeState::RECORD_TIME] = 1_000;
+        words[PipeState::RECORD_HYBRID] = 0b11;
+        words[PipeState::RECORD_ABOVE] = 10.5f64.to_bits();
+        words[w + PipeState::RECORD_SIZE] = 7;
+        words[w + PipeState::RECORD_TIME] = 4_000;
+        words[w + PipeState::RECORD_HYBRID] = 0b0100;
+        words[w + PipeState::RECORD_ABOVE + 1] = 2.0f64.to_bits();
+        words[2 * w + PipeState::RECORD_TIME] = 4_500;
+        let r = RoundRecord::decode(&words, 2);
+        assert_eq!(
+            r,
+            [
+                RoundRecord { size: 40, ns: 3_000, hybrids: vec![Some((true, 10.5)), None] },
+                RoundRecord { size: 7, ns: 500, hybrids: vec![None, Some((false, 2.0))] },
+            ]
+        );
+        assert!(RoundRecord::decode(&words[..w], 2).is_empty(), "a lone record closes nothing");
+    }
 }

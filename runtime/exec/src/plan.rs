@@ -289,7 +289,7 @@ impl<'a, D: Device> Machine<'a, D> {
                     self.round += 1;
                     if self.options.collect_stats {
                         let name = self.mem.worklists[*worklist].name.clone();
-                        let rec = PipeRound { worklist: name, round: self.round, size };
+                        let rec = PipeRound { worklist: name, round: self.round, size, ms: None, dense: None };
                         Stats::keep(&mut self.stats.pipe_rounds, &mut self.stats.dropped, rec);
                     }
                     self.pipes_open += 1;
@@ -334,7 +334,9 @@ impl<'a, D: Device> Machine<'a, D> {
         let per_round = desc.launches_per_round.max(1);
         let max_rounds = self.options.max_launches.saturating_sub(self.launches) / per_round;
         // Nothing to run, or not a whole round left: the host loop says so (or ends) as usual.
-        let allowed = self.options.outline && (w.is_some() || self.options.outline_loops);
+        // An outlined loop has no rounds to record: with statistics it runs from the host, launch by launch.
+        let loop_allowed = self.options.outline_loops && !self.options.collect_stats;
+        let allowed = self.options.outline && (w.is_some() || loop_allowed);
         if !allowed || desc.worklist != w || (w.is_some() && count == 0) || max_rounds == 0 {
             return Ok(false);
         }
@@ -343,6 +345,14 @@ impl<'a, D: Device> Machine<'a, D> {
             None => [0, 0],
         };
         let max_launches = self.options.max_launches.saturating_sub(self.launches);
+        // Statistics: the kernel records each round (as many as the statistics keep), so they need not run the
+        // rounds from the host.
+        let record_rounds = match w {
+            Some(_) if self.options.collect_stats => {
+                max_rounds.min(crate::stats::MAX_RECORDS.saturating_sub(self.stats.pipe_rounds.len()) as u64)
+            }
+            _ => 0,
+        };
         let run = PipeRun {
             pipe: p,
             desc,
@@ -351,6 +361,7 @@ impl<'a, D: Device> Machine<'a, D> {
             max_launches,
             retry_buffers,
             rounds_done,
+            record_rounds,
             locals: &self.locals,
         };
         let Some(end) = self.dev.run_pipe(run, &self.ctx)? else {
@@ -364,6 +375,7 @@ impl<'a, D: Device> Machine<'a, D> {
         let name = w.map(|w| self.mem.worklists[w].name.clone());
         let what = name.as_ref().map_or("loop".to_string(), |n| format!("pipe over {n}"));
         if let Some(w) = w {
+            self.keep_round_records(w, &end.records);
             self.round += end.rounds;
             self.mem.worklists[w].count = 0;
             context::sync_worklist(&mut self.ctx, &self.layout, &self.mem, w);
@@ -382,6 +394,27 @@ impl<'a, D: Device> Machine<'a, D> {
                 self.mem.worklists[w].name, self.mem.worklists[w].capacity
             ))),
             (other, _) => Err(RunError::Device(format!("the outlined {what} ended with unknown status {other}"))),
+        }
+    }
+
+    /// The statistics of the rounds an outlined pipe over worklist `w` ran in its kernel, as the host keeps its
+    /// own rounds': a `PipeRound` each (with the clock's time and the mode), and a `HybridChoice` for each
+    /// `hybrid` a round ran.
+    fn keep_round_records(&mut self, w: usize, records: &[crate::device::RoundRecord]) {
+        let name = &self.mem.worklists[w].name;
+        for (i, r) in records.iter().enumerate() {
+            // A round that ran a `hybrid` ran dense if one of them did; without one, no mode.
+            let ran: Vec<bool> = r.hybrids.iter().flatten().map(|&(d, _)| d).collect();
+            let dense = (!ran.is_empty()).then(|| ran.contains(&true));
+            let round = self.round + 1 + i as u64;
+            let ms = Some(r.ns as f64 / 1e6);
+            let rec = PipeRound { worklist: name.clone(), round, size: r.size, ms, dense };
+            Stats::keep(&mut self.stats.pipe_rounds, &mut self.stats.dropped, rec);
+            for &(d, above) in r.hybrids.iter().flatten() {
+                let mode = if d { Mode::Dense } else { Mode::Sparse };
+                let rec = HybridChoice { worklist: name.clone(), size: r.size, above, mode };
+                Stats::keep(&mut self.stats.hybrid, &mut self.stats.dropped, rec);
+            }
         }
     }
 

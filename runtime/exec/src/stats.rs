@@ -56,11 +56,18 @@ pub struct LaunchRecord {
 }
 
 /// One round of a `pipe`: the worklist's size when the round started.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PipeRound {
     pub worklist: String,
     pub round: u64,
     pub size: u64,
+    /// For a round run inside an outlined pipe's kernel (whose launches have no records of their own): its time
+    /// by the GPU's clock, from its start to the next round's, in ms. `None` for a round run from the host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<f64>,
+    /// For a round run inside the kernel that ran a `hybrid`: whether one ran `dense` (`None` without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense: Option<bool>,
 }
 
 /// One decision of a `hybrid`.

@@ -19,6 +19,8 @@ struct Scripted<'k> {
     answer: Option<PipeEnd>,
     declines: usize,
     asked: RefCell<Vec<(u64, u64, Vec<u64>)>>,
+    /// The rounds each request asked to be recorded.
+    asked_records: RefCell<Vec<u64>>,
 }
 
 impl Device for Scripted<'_> {
@@ -32,6 +34,7 @@ impl Device for Scripted<'_> {
 
     fn run_pipe(&mut self, run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
         self.asked.borrow_mut().push((run.count, run.max_rounds, run.locals.to_vec()));
+        self.asked_records.borrow_mut().push(run.record_rounds);
         if self.asked.borrow().len() <= self.declines {
             return Ok(None);
         }
@@ -42,7 +45,13 @@ impl Device for Scripted<'_> {
 /// The BFS of `bfs_artifact` with its pipe outlined, storing `depth` into `level[1]` after the pipe.
 fn outlined_bfs() -> Artifact {
     let mut a = bfs_artifact();
-    a.pipes = vec![PipeDesc { entry: "irgc_pipe_0".into(), worklist: Some(0), launches_per_round: 1, reductions: 0 }];
+    a.pipes = vec![PipeDesc {
+        entry: "irgc_pipe_0".into(),
+        worklist: Some(0),
+        launches_per_round: 1,
+        reductions: 0,
+        hybrids: 0,
+    }];
     for s in &mut a.plan.body {
         if let HostStmt::Pipe { outlined, .. } = s {
             *outlined = Some(0);
@@ -59,6 +68,8 @@ fn outlined_bfs() -> Artifact {
 struct Outcome {
     result: Result<(Vec<u64>, u64, Vec<irgc_runtime::OutlinedRun>), RunError>,
     asked: Vec<(u64, u64, Vec<u64>)>,
+    asked_records: Vec<u64>,
+    stats: Option<irgc_runtime::Stats>,
 }
 
 fn run_scripted(answer: Option<PipeEnd>, options: RunOptions) -> Outcome {
@@ -71,13 +82,15 @@ fn run_declining(declines: usize, answer: Option<PipeEnd>, options: RunOptions) 
     let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
     let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
     let cpu = CpuDevice::new(&fake, &options).unwrap();
-    let mut dev = Scripted { cpu, answer, declines, asked: RefCell::new(Vec::new()) };
+    let mut dev = Scripted { cpu, answer, declines, asked: RefCell::default(), asked_records: RefCell::default() };
     let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
+    let mut stats = None;
     let result = irgc_runtime::run_on(&mut dev, req).map(|e| {
         let level = dev.cpu.read(&e.memory.globals[0].buf, 4, 0, 6).unwrap();
+        stats = Some(e.stats.clone());
         (level, e.launches, e.stats.outlined)
     });
-    Outcome { result, asked: dev.asked.into_inner() }
+    Outcome { result, asked: dev.asked.into_inner(), asked_records: dev.asked_records.into_inner(), stats }
 }
 
 fn options() -> RunOptions {
@@ -86,7 +99,7 @@ fn options() -> RunOptions {
 
 #[test]
 fn a_finished_pipe_hands_back_its_locals_and_rounds() {
-    let end = PipeEnd { rounds: 5, launches: 5, status: PipeState::DONE, locals: vec![42] };
+    let end = PipeEnd { rounds: 5, launches: 5, status: PipeState::DONE, locals: vec![42], records: vec![] };
     let out = run_scripted(Some(end), options());
     // One source pushed, every launch left for rounds (one launch each), depth 0.
     assert_eq!(out.asked, vec![(1, 1000, vec![0])]);
@@ -99,9 +112,28 @@ fn a_finished_pipe_hands_back_its_locals_and_rounds() {
 }
 
 #[test]
+fn statistics_take_the_rounds_the_kernel_recorded() {
+    // Two host rounds, then the device's 2 rounds with their records: the statistics hold all four rounds in
+    // order, the device's with their clock time; no records are asked for without statistics.
+    let records = vec![
+        irgc_runtime::RoundRecord { size: 1, ns: 2_000_000, hybrids: vec![] },
+        irgc_runtime::RoundRecord { size: 1, ns: 500_000, hybrids: vec![] },
+    ];
+    let end = PipeEnd { rounds: 2, launches: 2, status: PipeState::DONE, locals: vec![4], records };
+    let out = run_declining(2, Some(end.clone()), RunOptions { collect_stats: true, ..options() });
+    assert_eq!(out.asked_records, vec![1000, 999, 998], "as many as the rounds it may run");
+    let rounds = out.stats.unwrap().pipe_rounds;
+    let seen: Vec<(u64, u64, Option<f64>, Option<bool>)> =
+        rounds.iter().map(|r| (r.round, r.size, r.ms, r.dense)).collect();
+    assert_eq!(seen, [(1, 1, None, None), (2, 1, None, None), (3, 1, Some(2.0), None), (4, 1, Some(0.5), None)]);
+    let out = run_declining(2, Some(end), RunOptions { collect_stats: false, ..options() });
+    assert_eq!(out.asked_records, vec![0, 0, 0]);
+}
+
+#[test]
 fn the_launches_the_device_reports_are_counted_not_rounds_times_a_fixed_number() {
     // A round's branches (`if`, `hybrid`) may launch different kernels: 4 rounds that made 7 launches count 7.
-    let end = PipeEnd { rounds: 4, launches: 7, status: PipeState::DONE, locals: vec![4] };
+    let end = PipeEnd { rounds: 4, launches: 7, status: PipeState::DONE, locals: vec![4], records: vec![] };
     let (_, launches, _) = run_scripted(Some(end), options()).result.unwrap();
     assert_eq!(launches, 7);
 }
@@ -110,7 +142,7 @@ fn the_launches_the_device_reports_are_counted_not_rounds_times_a_fixed_number()
 fn a_device_may_take_the_pipe_over_after_host_rounds() {
     // Declined twice (a large worklist runs its round from the host), then taken over: two host rounds (levels 0
     // and 1), then the device's 3 rounds, which start from the host's depth and round budget.
-    let end = PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals: vec![7] };
+    let end = PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals: vec![7], records: vec![] };
     let out = run_declining(2, Some(end), options());
     assert_eq!(out.asked, vec![(1, 1000, vec![0]), (1, 999, vec![1]), (1, 998, vec![2])]);
     let (level, launches, outlined) = out.result.unwrap();
@@ -121,11 +153,11 @@ fn a_device_may_take_the_pipe_over_after_host_rounds() {
 
 #[test]
 fn a_pipe_stopped_by_the_round_limit_or_an_overflow_fails_clearly() {
-    let limit = PipeEnd { rounds: 1000, launches: 1000, status: PipeState::LIMIT, locals: vec![1000] };
+    let limit = PipeEnd { rounds: 1000, launches: 1000, status: PipeState::LIMIT, locals: vec![1000], records: vec![] };
     let e = run_scripted(Some(limit), options()).result.expect_err("fails");
     assert!(matches!(e, RunError::LaunchLimit { limit: 1000, .. }), "{e}");
     assert!(e.to_string().contains("pipe over frontier, run as one GPU kernel"), "{e}");
-    let overflow = PipeEnd { rounds: 3, launches: 3, status: PipeState::OVERFLOW, locals: vec![3] };
+    let overflow = PipeEnd { rounds: 3, launches: 3, status: PipeState::OVERFLOW, locals: vec![3], records: vec![] };
     let e = run_scripted(Some(overflow), options()).result.expect_err("fails");
     assert!(matches!(e, RunError::Overflow(_)), "{e}");
     assert!(e.to_string().contains("worklist `frontier` overflowed"), "{e}");
@@ -135,9 +167,10 @@ fn a_pipe_stopped_by_the_round_limit_or_an_overflow_fails_clearly() {
 fn without_outlining_the_pipe_runs_round_by_round() {
     // Outlining off: never asked. A device that declines: asked again before every host round (it may take the
     // pipe over once the worklist is small), 5 rounds here.
-    for (answer, outline, asked) in
-        [(Some(PipeEnd { rounds: 1, launches: 1, status: 0, locals: vec![9] }), false, 0), (None, true, 5)]
-    {
+    for (answer, outline, asked) in [
+        (Some(PipeEnd { rounds: 1, launches: 1, status: 0, locals: vec![9], records: vec![] }), false, 0),
+        (None, true, 5),
+    ] {
         let out = run_scripted(answer, RunOptions { outline, ..options() });
         assert_eq!(out.asked.len(), asked);
         let (level, launches, outlined) = out.result.unwrap();
@@ -152,7 +185,13 @@ fn without_outlining_the_pipe_runs_round_by_round() {
 fn loops_are_offered_to_the_device_only_when_asked() {
     // A loop marked outlinable: `loop { } while false`, which the host ends after one empty round.
     let mut a = bfs_artifact();
-    a.pipes = vec![PipeDesc { entry: "irgc_pipe_0".into(), worklist: None, launches_per_round: 1, reductions: 0 }];
+    a.pipes = vec![PipeDesc {
+        entry: "irgc_pipe_0".into(),
+        worklist: None,
+        launches_per_round: 1,
+        reductions: 0,
+        hybrids: 0,
+    }];
     a.plan.body = vec![HostStmt::Loop {
         body: vec![],
         continuing: vec![],
@@ -161,16 +200,18 @@ fn loops_are_offered_to_the_device_only_when_asked() {
     }];
     a.outputs = vec![];
     let g = path_graph();
-    for (outline_loops, asked) in [(false, 0), (true, 1)] {
-        let options = RunOptions { outline_loops, ..options() };
+    // With statistics an outlined loop, which has no per-round records, runs launch by launch.
+    for (outline_loops, collect_stats, asked) in [(false, false, 0), (true, false, 1), (true, true, 0)] {
+        let options = RunOptions { outline_loops, collect_stats, ..options() };
         let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
         let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
-        let end = PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals: vec![7] };
+        let end = PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals: vec![7], records: vec![] };
         let mut dev = Scripted {
             cpu: CpuDevice::new(&fake, &options).unwrap(),
             answer: Some(end),
             declines: 0,
             asked: RefCell::new(vec![]),
+            asked_records: RefCell::new(vec![]),
         };
         let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
         let e = irgc_runtime::run_on(&mut dev, req).unwrap();

@@ -276,13 +276,14 @@ impl Csr {
         (Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col) && same_weights).then_some(path.as_path())
     }
 
-    /// The graph numbered by decreasing degree ([`Renumbered`]), computed once per graph and kept with it (see
-    /// `Derived`) and beside its cache file, or `None` where that does not pay ([`Csr::degrees_skewed`]): what a `degree_ordered` program runs
-    /// on. Weights come along only `with_weights` (for a program that reads them).
-    pub fn degree_ordered(&self, with_weights: bool) -> Option<Arc<Renumbered>> {
-        if !self.degrees_skewed() {
-            return None;
-        }
+    /// The graph numbered by degree that `compute` gives, computed once per graph and kept with it (see
+    /// `Derived`): what [`Csr::degree_ordered`] (in `cache.rs`, which also keeps it on disk) returns. The weights
+    /// come along only `with_weights`.
+    pub(crate) fn kept_renumbering(
+        &self,
+        with_weights: bool,
+        compute: impl FnOnce(&Csr) -> Renumbered,
+    ) -> Arc<Renumbered> {
         let mut kept = self.derived.renumbered.lock().unwrap_or_else(|e| e.into_inner());
         let wanted = self.weights.as_ref().filter(|_| with_weights);
         if let Some((rows, cols, weights, r)) = &*kept {
@@ -292,12 +293,12 @@ impl Csr {
                 _ => false,
             };
             if Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col) && same_weights {
-                return Some(r.clone());
+                return r.clone();
             }
         }
-        let r = Arc::new(self.numbered_by_degree(with_weights));
+        let r = Arc::new(compute(self));
         *kept = Some((self.row_start.clone(), self.col.clone(), wanted.cloned(), r.clone()));
-        Some(r)
+        r
     }
 
     /// The weights converted to the 32-bit type named `ty` by `convert`, which runs once per graph and type: later

@@ -2,16 +2,10 @@
 //! hubs then hold the smallest ids, so their rows, offsets and the prefixes of other rows that name them sit
 //! together in memory, and "ordered by id" becomes "ordered by degree" for a program's loops. What a program that
 //! declares `graph G(degree_ordered)` runs on, where [`Csr::degrees_skewed`] says it pays.
-//!
-//! The renumbering of a graph loaded through the graph cache is kept beside its cache file
-//! ([`Csr::keep_derived_beside`]), so it is computed once per graph file, not once per process: kron22's takes
-//! about 3 s on two cores, against the ~30 ms of finding the order again and checking the kept file against it.
-
-use std::path::{Path, PathBuf};
+//! (Kept with the graph, and beside its graph cache file: [`Csr::degree_ordered`] in `cache.rs`.)
 
 use rayon::prelude::*;
 
-use crate::cache::{load_cache, save_cache};
 use crate::rows::rows_of;
 use crate::{Csr, NodeLabels, Weights};
 
@@ -42,31 +36,10 @@ impl Csr {
             && (0..self.num_nodes()).into_par_iter().filter(|&v| (self.degree(v) as f64) < cut).count() as u64 > n / 2
     }
 
-    /// This graph numbered by decreasing degree (ties by id): read from beside the graph's cache file where an
-    /// earlier run kept it and it matches, else computed (and kept there, if the graph came from the cache).
-    pub(crate) fn numbered_by_degree(&self, with_weights: bool) -> Renumbered {
-        let order = self.degree_order();
-        let kept = self.cache_file().map(|f| kept_path(f, with_weights && self.weights.is_some()));
-        if let Some(r) = kept.as_deref().and_then(|path| self.read_kept(path, &order, with_weights)) {
-            return r;
-        }
-        let r = self.renumber(order, with_weights);
-        if let Some(path) = &kept {
-            // Without the labels, which `read_kept` takes from `order`. The cache only saves time: a full disk or
-            // a read-only directory costs the next run the renumbering, nothing else.
-            let g = &r.csr;
-            let _ = save_cache(
-                &Csr::new(g.row_start.clone(), g.col.clone(), g.weights.clone(), NodeLabels::Offset(0)),
-                path,
-            );
-        }
-        r
-    }
-
     /// The node ids by (degree descending, id): a counting sort by degree (stable, so ties stay in id order), or a
     /// comparison sort where the largest degree is beyond the node count (a multigraph's; the counts would not
     /// fit).
-    fn degree_order(&self) -> Vec<u32> {
+    pub(crate) fn degree_order(&self) -> Vec<u32> {
         let n = self.num_nodes() as usize;
         let max = (0..self.num_nodes()).into_par_iter().map(|v| self.degree(v)).max().unwrap_or(0) as usize;
         if max > n {
@@ -92,7 +65,7 @@ impl Csr {
     }
 
     /// `rank` (the inverse of `order`) and the labels that go with the graph numbered by `order`.
-    fn ranks_and_labels(&self, order: &[u32]) -> (Vec<u32>, NodeLabels) {
+    pub(crate) fn ranks_and_labels(&self, order: &[u32]) -> (Vec<u32>, NodeLabels) {
         let mut rank = vec![0u32; order.len()];
         for (i, &v) in order.iter().enumerate() {
             rank[v as usize] = i as u32;
@@ -100,37 +73,10 @@ impl Csr {
         (rank, NodeLabels::Explicit(order.iter().map(|&v| self.labels.label(v)).collect()))
     }
 
-    /// The renumbering kept at `path`, if there is one and it is this graph's by `order`: the right node and edge
-    /// counts, weights where they are wanted, and each new row as long as its node's old one. (Its own checksum
-    /// and [`Csr::check_invariants`] are checked as it is read; rows whose destinations were renamed wrongly
-    /// could pass all of these only in a file written by something other than this function's counterpart.)
-    fn read_kept(&self, path: &Path, order: &[u32], with_weights: bool) -> Option<Renumbered> {
-        if !path.exists() {
-            return None;
-        }
-        let kept = load_cache(path).ok()?;
-        let weights = self.weights.as_ref().filter(|_| with_weights);
-        let same_kind = match (weights, &kept.weights) {
-            (None, None) => true,
-            (Some(a), Some(b)) => std::mem::discriminant(a) == std::mem::discriminant(b),
-            _ => false,
-        };
-        let fits = kept.num_nodes() == self.num_nodes()
-            && kept.num_edges() == self.num_edges()
-            && same_kind
-            && order.par_iter().enumerate().all(|(i, &v)| kept.degree(i as u32) == self.degree(v));
-        if !fits {
-            return None;
-        }
-        let (rank, labels) = self.ranks_and_labels(order);
-        let csr = Csr::new(kept.row_start, kept.col, kept.weights, labels);
-        Some(Renumbered { csr, rank, from_cache: true })
-    }
-
     /// The graph numbered by `order`, in parallel: each new row the old one's destinations renamed and sorted
     /// again. Without `with_weights` the new graph has none, and the rows sort plain destinations (a quarter of
     /// the bytes: kron22's 128 M edges took 14.7 s on two cores with their weights carried along).
-    fn renumber(&self, order: Vec<u32>, with_weights: bool) -> Renumbered {
+    pub(crate) fn renumber(&self, order: Vec<u32>, with_weights: bool) -> Renumbered {
         let n = order.len();
         let (rank, labels) = self.ranks_and_labels(&order);
         let mut row_start = vec![0u64; n + 1];
@@ -165,13 +111,6 @@ impl Csr {
     }
 }
 
-/// Where the renumbering of the graph cached at `cache_file` is kept: beside it, named after it (so a changed
-/// input, which gets a new cache file, never finds an old renumbering), with or without the weights.
-fn kept_path(cache_file: &Path, with_weights: bool) -> PathBuf {
-    let suffix = if with_weights { "by-degree-weighted.csr" } else { "by-degree.csr" };
-    cache_file.with_extension(suffix)
-}
-
 #[cfg(test)]
 mod tests {
     use crate::{BuildOptions, EdgeList, Weights};
@@ -192,7 +131,7 @@ mod tests {
         }
         el.labels = crate::NodeLabels::Offset(10);
         let g = el.into_csr(BuildOptions::default());
-        let r = g.numbered_by_degree(true);
+        let r = g.renumber(g.degree_order(), true);
         assert_eq!(r.rank, vec![0, 3, 1, 2], "by degree, then by id");
         r.csr.check_invariants().unwrap();
         assert_eq!(r.csr.row_start, vec![0, 3, 5, 7, 8]);
@@ -200,7 +139,7 @@ mod tests {
         // New node 1 (old 2): edges to new 0 (old 0, weight 2) and new 2 (old 3, weight 4).
         assert_eq!(r.csr.weights, Some(Weights::Int(vec![2, 3, 1, 2, 4, 3, 4, 1].into())));
         assert_eq!(r.csr.labels.label(1), 12);
-        let bare = g.numbered_by_degree(false);
+        let bare = g.renumber(g.degree_order(), false);
         assert_eq!((bare.rank, bare.csr.row_start, bare.csr.col), (r.rank, r.csr.row_start, r.csr.col));
         assert_eq!(bare.csr.weights, None);
         assert!(!g.degrees_skewed(), "too few edges a node");

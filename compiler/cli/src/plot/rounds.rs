@@ -35,6 +35,8 @@ pub struct Series {
     pub by_pipe: bool,
     /// The worklist the sizes are of (empty without a pipe).
     pub worklist: String,
+    /// Whether some rounds ran inside an outlined pipe's kernel (their time is the GPU clock's, barriers included).
+    pub clocked: bool,
 }
 
 impl Series {
@@ -53,12 +55,18 @@ impl Series {
                     reduced: l.reduced,
                 })
                 .collect();
-            return Series { rounds, by_pipe: false, worklist: String::new() };
+            return Series { rounds, by_pipe: false, worklist: String::new(), clocked: false };
         }
         let mut rounds: Vec<Round> = stats
             .pipe_rounds
             .iter()
-            .map(|r| Round { x: r.round, ms: 0.0, size: r.size, dense: false, reduced: None })
+            .map(|r| Round {
+                x: r.round,
+                ms: r.ms.unwrap_or(0.0),
+                size: r.size,
+                dense: r.dense.unwrap_or(false),
+                reduced: None,
+            })
             .collect();
         // Launch records carry their pipe round; both lists are in order, so one pass pairs them.
         let mut at = 0;
@@ -73,7 +81,8 @@ impl Series {
             }
         }
         let worklist = stats.pipe_rounds[0].worklist.clone();
-        Series { rounds, by_pipe: true, worklist }
+        let clocked = stats.pipe_rounds.iter().any(|r| r.ms.is_some());
+        Series { rounds, by_pipe: true, worklist, clocked }
     }
 }
 
@@ -105,7 +114,14 @@ pub fn draw(series: &Series, title: &str, path: &Path) -> Result<()> {
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(70)
-        .caption(format!("kernel time per {what} (ms)"), ("sans-serif", 16))
+        .caption(
+            if series.clocked {
+                "time per round (ms): kernel time from the host, the GPU clock inside the outlined kernel".to_string()
+            } else {
+                format!("kernel time per {what} (ms)")
+            },
+            ("sans-serif", 16),
+        )
         .build_cartesian_2d(first..last, 0.0..max_ms)
         .map_err(plot_error)?;
     time.configure_mesh().x_label_formatter(&whole).x_desc(what).y_desc("ms").draw().map_err(plot_error)?;
@@ -242,17 +258,20 @@ mod tests {
                 launch(2, 4.0, Some(Mode::Dense)),
             ],
             pipe_rounds: vec![
-                PipeRound { worklist: "w".into(), round: 1, size: 1 },
-                PipeRound { worklist: "w".into(), round: 2, size: 50 },
+                PipeRound { worklist: "w".into(), round: 1, size: 1, ms: None, dense: None },
+                PipeRound { worklist: "w".into(), round: 2, size: 50, ms: None, dense: None },
+                // Rounds run inside an outlined pipe's kernel bring their clock time and mode along.
+                PipeRound { worklist: "w".into(), round: 3, size: 9, ms: Some(0.5), dense: Some(true) },
+                PipeRound { worklist: "w".into(), round: 4, size: 2, ms: Some(0.25), dense: Some(false) },
             ],
             ..Stats::default()
         };
         let s = Series::of(&stats);
-        assert!(s.by_pipe);
+        assert!(s.by_pipe && s.clocked);
         assert_eq!(s.worklist, "w");
         assert_eq!(
             s.rounds.iter().map(|r| (r.x, r.ms, r.size, r.dense)).collect::<Vec<_>>(),
-            [(1, 2.0, 1, false), (2, 7.0, 50, true)]
+            [(1, 2.0, 1, false), (2, 7.0, 50, true), (3, 0.5, 9, true), (4, 0.25, 2, false)]
         );
     }
 

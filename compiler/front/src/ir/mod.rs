@@ -680,6 +680,22 @@ impl OutlinedLoop {
         out
     }
 
+    /// The `hybrid` statements of the body (each gets two bits and a word of the per-round records), numbered in
+    /// pre-order as [`OutlinedLoop::launch_sites`] numbers launches.
+    pub fn hybrids(&self) -> usize {
+        fn walk(block: &PlanBlock) -> usize {
+            block
+                .iter()
+                .map(|s| match &s.kind {
+                    StmtKind::If { then, otherwise, .. } => walk(then) + walk(otherwise),
+                    StmtKind::Op(PlanOp::Hybrid { dense, sparse, .. }) => 1 + walk(dense) + walk(sparse),
+                    _ => 0,
+                })
+                .sum()
+        }
+        walk(&self.body)
+    }
+
     /// Launch sites of reducing kernels (each gets three words of the state area).
     pub fn reductions(&self, m: &Module) -> usize {
         self.launch_sites()
