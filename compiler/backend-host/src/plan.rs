@@ -69,7 +69,7 @@ impl Plan {
             },
             StmtKind::Op(PlanOp::Hybrid { worklist, threshold, dense, sparse }) => art::HostStmt::Hybrid {
                 worklist: worklist.index(),
-                threshold: e(*threshold),
+                threshold: threshold.map(e),
                 dense: self.block(body, dense),
                 sparse: self.block(body, sparse),
             },

@@ -92,6 +92,7 @@ mod kernel;
 mod lower;
 mod nested;
 mod pipe;
+mod pipe_auto;
 mod stmt;
 mod types;
 

@@ -23,6 +23,7 @@
 //! of the three rotating counts). A count above the capacity means a push overflowed, and ends the loop too.
 
 use crate::lower::{Lower, PipeCount, GLOBAL};
+use crate::pipe_auto::{AutoLayout, AutoRegs};
 use crate::PtxError;
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
@@ -103,6 +104,11 @@ struct Frame<'c, 's> {
     records: Option<Records<'c>>,
     /// The next `hybrid` statement, in [`OutlinedPipe::hybrids`] order.
     hybrid: usize,
+    /// The rounds started so far (the current round is this minus 1 inside a round).
+    started: PointerValue<'c>,
+    /// Thread 0's estimates of each `hybrid` (used by `above auto` ones), and where their copies live.
+    auto: Vec<AutoRegs<'c>>,
+    auto_at: AutoLayout,
 }
 
 /// Where thread 0 writes the per-round records (`PipeState::RECORDS`): the buffer's address (0: none) and the
@@ -235,6 +241,9 @@ impl<'c> Lower<'c, '_> {
         };
         let launches = self.alloca(i64t.into(), "launches")?;
         self.b.build_store(launches, i64t.const_zero())?;
+        let auto_at = AutoLayout { locals, reductions: pipe.reductions(self.m) };
+        let autos = pipe.auto_hybrids();
+        let auto = self.auto_regs(state, auto_at, autos.len())?;
         let status = self.alloca(i64t.into(), "status")?;
         // Which of its three words each reducing launch combines into this round (all rotate together).
         let red_rot = self.alloca(i64t.into(), "red_rot")?;
@@ -279,6 +288,9 @@ impl<'c> Lower<'c, '_> {
         if let Some(wl) = &wl {
             let count = self.rotating_count(state, wl.rot[0])?;
             self.b.build_store(wl.count, count)?;
+            for (k, _) in autos.iter().enumerate().filter(|(_, &a)| a) {
+                self.auto_read(state, auto_at, k, r, auto[k])?;
+            }
             if let Some(rec) = records {
                 self.record_round_start(rec, first, r, count)?;
             }
@@ -326,6 +338,9 @@ impl<'c> Lower<'c, '_> {
             site: 0,
             records,
             hybrid: 0,
+            started: rounds,
+            auto: auto.clone(),
+            auto_at,
         };
         self.pipe_block(&pipe.body, &mut frame)?;
         if let Some(cond) = pipe.break_if {
@@ -361,6 +376,9 @@ impl<'c> Lower<'c, '_> {
                         me.b.build_store(at, bits)?;
                     }
                 }
+                for (k, regs) in auto.iter().enumerate() {
+                    me.auto_store(state, auto_at, k, i64t.const_zero(), *regs)?;
+                }
                 Ok(())
             },
             |_| Ok(()),
@@ -386,22 +404,27 @@ impl<'c> Lower<'c, '_> {
                     self.pipe_branch(c, then, otherwise, f)?;
                 }
                 StmtKind::Op(PlanOp::Hybrid { worklist, threshold, dense, sparse }) => {
-                    // As the host decides: dense when the count exceeds threshold x nodes, in f64.
                     let Some(count) = self.pipe_worklist_size(worklist.index())? else {
                         return self.malformed("an outlined pipe switches on a worklist other than its own");
                     };
                     let f64t = self.c.f64_type();
+                    let nodes = self.graph(irgc_front::ir::GraphQuery::NumNodes, Scalar::U64)?.into_int_value();
+                    let k = f.hybrid;
+                    f.hybrid += 1;
+                    let Some(threshold) = threshold else {
+                        self.auto_hybrid(k, count, nodes, dense, sparse, f)?;
+                        continue;
+                    };
+                    // As the host decides: dense when the count exceeds threshold x nodes, in f64.
                     let t = self.expr(*threshold)?;
                     let t = self.cast(t, self.expr_of(*threshold).ty, Scalar::F64)?.into_float_value();
-                    let n = self.graph(irgc_front::ir::GraphQuery::NumNodes, Scalar::U64)?.into_int_value();
-                    let n = self.b.build_unsigned_int_to_float(n, f64t, "")?;
+                    let n = self.b.build_unsigned_int_to_float(nodes, f64t, "")?;
                     let above = self.b.build_float_mul(t, n, "above")?;
                     let size = self.b.build_unsigned_int_to_float(count, f64t, "")?;
                     let dense_now = self.b.build_float_compare(FloatPredicate::OGT, size, above, "dense")?;
                     if let Some(rec) = f.records {
-                        self.record_hybrid(rec, f.first, f.hybrid, dense_now, above)?;
+                        self.record_hybrid(rec, f.first, k, dense_now, above)?;
                     }
-                    f.hybrid += 1;
                     self.pipe_branch(dense_now, dense, sparse, f)?;
                 }
                 _ => {
@@ -411,6 +434,51 @@ impl<'c> Lower<'c, '_> {
             }
         }
         Ok(())
+    }
+
+    /// `hybrid` number `k` of the round, `above auto`: every thread decides from the estimates of two rounds ago;
+    /// thread 0 times the branch and writes its new estimates (see `pipe_auto.rs`).
+    fn auto_hybrid(
+        &mut self,
+        k: usize,
+        count: IntValue<'c>,
+        nodes: IntValue<'c>,
+        dense: &PlanBlock,
+        sparse: &PlanBlock,
+        f: &mut Frame<'c, '_>,
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        let started = self.b.build_load(i64t, f.started, "")?.into_int_value();
+        let round = self.b.build_int_sub(started, i64t.const_int(1, false), "")?;
+        let slot = self.b.build_and(round, i64t.const_int(1, false), "")?;
+        let dense_now = self.auto_decide(f.auto[k], count, nodes)?;
+        if let Some(rec) = f.records {
+            self.record_hybrid(rec, f.first, k, dense_now, self.c.f64_type().const_float(f64::NAN))?;
+        }
+        // Only thread 0 reads the clock: every thread reading `%globaltimer` twice a round cost about 2 us a round
+        // (grid2k's 4,095-level BFS: 37.7 -> 45.4 ms).
+        let t0 = self.alloca(i64t.into(), "auto_t0")?;
+        self.if_else(
+            f.first,
+            |me| {
+                let now = me.global_timer()?;
+                me.b.build_store(t0, now)?;
+                Ok(())
+            },
+            |_| Ok(()),
+        )?;
+        self.pipe_branch(dense_now, dense, sparse, f)?;
+        let (state, at, regs) = (f.state, f.auto_at, f.auto[k]);
+        self.if_else(
+            f.first,
+            |me| {
+                let t1 = me.global_timer()?;
+                let start = me.b.build_load(i64t, t0, "")?.into_int_value();
+                let ns = me.elapsed(t1, start)?;
+                me.auto_update(state, at, k, slot, regs, dense_now, count, ns)
+            },
+            |_| Ok(()),
+        )
     }
 
     /// `then` when `c` holds, `otherwise` else (`c` is the same in every thread).
@@ -566,7 +634,7 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// A `u64` word other blocks write during the launch: read volatile, so it is read again every time.
-    fn volatile_load(&mut self, addr: PointerValue<'c>, name: &str) -> Result<IntValue<'c>, PtxError> {
+    pub(crate) fn volatile_load(&mut self, addr: PointerValue<'c>, name: &str) -> Result<IntValue<'c>, PtxError> {
         let v = self.b.build_load(self.c.i64_type(), addr, name)?;
         v.as_instruction_value()
             .ok_or_else(|| PtxError::Llvm("load is not an instruction".into()))?

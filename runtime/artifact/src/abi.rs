@@ -33,6 +33,7 @@
 //! Reductions: a CPU kernel entry combines its chunk's `reduce` values, starting from the identity, and returns
 //! the partial result's bits; the runtime combines partials ([`ReduceOp`](irgc_scalar::ReduceOp)).
 
+use crate::auto::AutoHybrid;
 use crate::program::Artifact;
 
 /// The state area of an outlined pipe's entry, `u64` words: `.entry irgc_pipe_<i>(ctx, state)`.
@@ -100,9 +101,18 @@ impl PipeState {
     pub const OVERFLOW: u64 = 2;
 
     /// Words of the state area of a plan with `locals` host locals and pipes of at most `reductions` reducing
-    /// launches per round.
-    pub fn words(locals: usize, reductions: usize) -> usize {
-        Self::LOCALS + locals + 3 * reductions
+    /// launches and `autos` `hybrid ... above auto` statements per round.
+    pub fn words(locals: usize, reductions: usize, autos: usize) -> usize {
+        Self::LOCALS + locals + 3 * reductions + 2 * AutoHybrid::WORDS * autos
+    }
+
+    /// The first word of copy `slot` (0 or 1) of the estimates of the pipe's `k`-th `hybrid ... above auto`
+    /// ([`AutoHybrid::to_words`]). In: both copies hold the host's estimates. Round `r` (from 0) decides from copy
+    /// `r % 2` and thread 0 writes its new estimates there after the round's launches (so after every thread has
+    /// decided, and a round's grid barriers before anyone reads them, two rounds later). Out: copy 0 holds the
+    /// latest, written by thread 0 when the kernel ends.
+    pub fn auto_words(locals: usize, reductions: usize, k: usize, slot: usize) -> usize {
+        Self::LOCALS + locals + 3 * reductions + AutoHybrid::WORDS * (2 * k + slot)
     }
 
     /// Words of a per-round record of a pipe with `hybrids` `hybrid` statements.

@@ -12,10 +12,12 @@
 //! `irgc-scalar`'s, re-exported here.
 
 pub mod abi;
+pub mod auto;
 pub mod plan;
 pub mod program;
 
 pub use abi::{flat_entry, skewed, BoundsReport, Layout, PipeState, WorklistSlot};
+pub use auto::AutoHybrid;
 pub use irgc_scalar::{random, reduce_combine, reduce_identity, BinaryOp, MathFn, ReduceOp, Scalar, UnaryOp, Value};
 pub use plan::{HostExpr, HostExprKind, HostStmt, Plan};
 pub use program::{

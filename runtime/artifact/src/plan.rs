@@ -106,10 +106,11 @@ pub enum HostStmt {
         #[serde(default)]
         outlined: Option<usize>,
     },
-    /// `dense` when the worklist holds more than `threshold × num_nodes` items, else `sparse`.
+    /// `dense` when the worklist holds more than `threshold × num_nodes` items, else `sparse`; without a threshold
+    /// (`above auto`), the mode [`crate::AutoHybrid`] predicts cheaper from the earlier rounds' times.
     Hybrid {
         worklist: usize,
-        threshold: HostExpr,
+        threshold: Option<HostExpr>,
         dense: Vec<HostStmt>,
         sparse: Vec<HostStmt>,
     },

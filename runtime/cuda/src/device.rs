@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaEvent, CudaFunction, CudaModule, CudaStream, DriverError, LaunchConfig};
 use cudarc::nvrtc::Ptx;
-use irgc_artifact::{reduce_identity, Artifact, KernelDesc, Layout, PipeState};
+use irgc_artifact::{reduce_identity, Artifact, AutoHybrid, KernelDesc, Layout, PipeState};
 use irgc_runtime::memory::show_bytes;
 use irgc_runtime::{Device, DeviceBuffer, Launched, PipeEnd, PipeRun, RoundRecord, RunError};
 use rayon::prelude::*;
@@ -173,9 +173,10 @@ impl CudaDevice {
             .collect();
         let layout = Layout::of(artifact);
         let reductions = artifact.pipes.iter().map(|p| p.reductions).max().unwrap_or(0);
+        let hybrids = artifact.pipes.iter().map(|p| p.hybrids).max().unwrap_or(0);
         let pipe_state = gpu
             .stream
-            .alloc_zeros::<u8>(PipeState::words(artifact.plan.locals.len(), reductions) * 8)
+            .alloc_zeros::<u8>(PipeState::words(artifact.plan.locals.len(), reductions, hybrids) * 8)
             .map_err(|e| CudaError::driver("cannot allocate the pipe state on the GPU", e))?;
         let pipe_state = GpuBuffer::new(pipe_state, &gpu.stream);
         let table = gpu
@@ -456,6 +457,10 @@ impl Device for CudaDevice {
         Ok(Launched { bits, seconds: ms as f64 / 1e3 })
     }
 
+    fn finish(&mut self) -> Result<(), RunError> {
+        self.wait("a kernel failed on the GPU")
+    }
+
     fn run_pipe(&mut self, run: PipeRun<'_>, ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
         let Some(Some(entry)) = self.pipes.get(run.pipe) else {
             return Ok(None);
@@ -473,7 +478,15 @@ impl Device for CudaDevice {
             return Ok(None);
         }
         self.upload_slots(None, ctx)?;
-        let mut words = vec![0u64; PipeState::words(run.locals.len(), run.desc.reductions)];
+        let (locals, reductions) = (run.locals.len(), run.desc.reductions);
+        let mut words = vec![0u64; PipeState::words(locals, reductions, run.desc.hybrids)];
+        for k in 0..run.desc.hybrids {
+            let cost = run.auto.get(k).copied().unwrap_or_default();
+            for slot in 0..2 {
+                let at = PipeState::auto_words(locals, reductions, k, slot);
+                words[at..at + AutoHybrid::WORDS].copy_from_slice(&cost.to_words());
+            }
+        }
         words[PipeState::MAX_ROUNDS] = run.max_rounds;
         words[PipeState::MAX_LAUNCHES] = run.max_launches;
         words[PipeState::RETRY_BUFFERS..PipeState::RETRY_BUFFERS + 2].copy_from_slice(&run.retry_buffers);
@@ -511,8 +524,15 @@ impl Device for CudaDevice {
             }
             None => Vec::new(),
         };
+        let auto = (0..run.desc.hybrids)
+            .map(|k| {
+                let at = PipeState::auto_words(locals, reductions, k, 0);
+                AutoHybrid::from_words(&end[at..at + AutoHybrid::WORDS])
+            })
+            .collect();
         Ok(Some(PipeEnd {
             rounds,
+            auto,
             launches: end[PipeState::LAUNCHES],
             status: end[PipeState::STATUS],
             locals: end[PipeState::LOCALS..PipeState::LOCALS + run.locals.len()].to_vec(),

@@ -55,6 +55,9 @@ pub struct PipeRun<'a> {
     pub record_rounds: u64,
     /// Every host local's bits.
     pub locals: &'a [u64],
+    /// The estimates of each `hybrid` of the pipe, in pre-order ([`irgc_artifact::AutoHybrid`]; used by the
+    /// `above auto` ones).
+    pub auto: &'a [irgc_artifact::AutoHybrid],
 }
 
 /// How an outlined pipe ended.
@@ -69,6 +72,8 @@ pub struct PipeEnd {
     pub locals: Vec<u64>,
     /// What the kernel recorded of its first [`PipeRun::record_rounds`] rounds, in order.
     pub records: Vec<RoundRecord>,
+    /// The estimates of each `hybrid` after the last round (as [`PipeRun::auto`]).
+    pub auto: Vec<irgc_artifact::AutoHybrid>,
 }
 
 /// One round of an outlined pipe as the kernel recorded it (see `irgc_artifact::PipeState::RECORDS`).
@@ -215,6 +220,12 @@ pub trait Device {
     /// again. The worklist's counters other than the overflow flag are left as they were.
     fn run_pipe(&mut self, _run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
         Ok(None)
+    }
+
+    /// Waits for the work queued so far (a GPU's launches return before they run): what a `hybrid ... above
+    /// auto` needs to time its branch. The CPU's launches finish before they return.
+    fn finish(&mut self) -> Result<(), RunError> {
+        Ok(())
     }
 
     /// Marks the start of the plan, for [`Device::end_compute`]. With `time_launches`, every launch reports how

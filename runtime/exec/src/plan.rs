@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use irgc_artifact::{Artifact, BinaryOp, HostExpr, HostStmt, Layout, PipeState, Scalar};
+use irgc_artifact::{Artifact, AutoHybrid, BinaryOp, HostExpr, HostStmt, Layout, PipeState, Scalar};
 
 use crate::context;
 use crate::device::{Device, DeviceBuffer, PipeRun};
@@ -49,6 +49,9 @@ pub(crate) struct Machine<'a, D: Device> {
     pub pipes_open: u32,
     /// Plan statements run since the last kernel launch (see [`IDLE_STEPS`]).
     pub idle_steps: u64,
+    /// What each `hybrid ... above auto` measured so far, by the statement's address in the artifact (the same
+    /// statement all run long).
+    pub auto: std::collections::HashMap<usize, AutoHybrid>,
 }
 
 /// Plan statements the interpreter runs without a kernel launch before it calls the plan stuck: `--max-launches`
@@ -140,6 +143,7 @@ impl<'a, D: Device> Machine<'a, D> {
             mode: None,
             pipes_open: 0,
             idle_steps: 0,
+            auto: Default::default(),
         }
     }
 
@@ -243,7 +247,7 @@ impl<'a, D: Device> Machine<'a, D> {
                 let branch = if self.eval(cond)? != 0 { then } else { otherwise };
                 return self.block(branch);
             }
-            HostStmt::Loop { outlined: Some(p), .. } if self.outlined_pipe(*p, None, 0)? => {}
+            HostStmt::Loop { outlined: Some(p), .. } if self.outlined_pipe(*p, None, 0, &[])? => {}
             HostStmt::Loop { body, continuing, break_if, .. } => loop {
                 if let Flow::Break = self.block(body)? {
                     break;
@@ -277,7 +281,7 @@ impl<'a, D: Device> Machine<'a, D> {
                     // Asked again every round: a device may run the first rounds as ordinary launches (large ones,
                     // or the first few of every pipe) and enter the persistent kernel later (see `Device::run_pipe`).
                     if let Some(p) = outlined {
-                        if self.outlined_pipe(*p, Some(*worklist), rounds_done)? {
+                        if self.outlined_pipe(*p, Some(*worklist), rounds_done, body)? {
                             return Ok(Flow::Normal);
                         }
                     }
@@ -302,12 +306,13 @@ impl<'a, D: Device> Machine<'a, D> {
             }
             HostStmt::Hybrid { worklist, threshold, dense, sparse } => {
                 let size = self.worklist(*worklist)?.count;
+                let Some(threshold) = threshold else { return self.auto_hybrid(s, *worklist, size, dense, sparse) };
                 let t = eval::to_f64(threshold.ty, self.eval(threshold)?);
                 let above = t * self.mem.num_nodes as f64;
                 let mode = if size as f64 > above { Mode::Dense } else { Mode::Sparse };
                 if self.options.collect_stats {
                     let name = self.mem.worklists[*worklist].name.clone();
-                    let rec = HybridChoice { worklist: name, size, above, mode };
+                    let rec = HybridChoice { worklist: name, size, above: Some(above), mode };
                     Stats::keep(&mut self.stats.hybrid, &mut self.stats.dropped, rec);
                 }
                 let outer = self.mode.replace(mode);
@@ -319,10 +324,75 @@ impl<'a, D: Device> Machine<'a, D> {
         Ok(Flow::Normal)
     }
 
+    /// A `hybrid ... above auto` (statement `s`): the mode its estimates predict cheaper for `size` items, run and
+    /// timed (to the end of its work on the device), and the estimates updated with the time.
+    fn auto_hybrid(
+        &mut self,
+        s: &'a HostStmt,
+        worklist: usize,
+        size: u64,
+        dense: &'a [HostStmt],
+        sparse: &'a [HostStmt],
+    ) -> Result<Flow, RunError> {
+        let key = s as *const HostStmt as usize;
+        let cost = self.auto.get(&key).copied().unwrap_or_default();
+        let n = self.mem.num_nodes;
+        let mode = if cost.dense(size, n) { Mode::Dense } else { Mode::Sparse };
+        if self.options.collect_stats {
+            let name = self.mem.worklists[worklist].name.clone();
+            let rec = HybridChoice { worklist: name, size, above: None, mode };
+            Stats::keep(&mut self.stats.hybrid, &mut self.stats.dropped, rec);
+        }
+        let outer = self.mode.replace(mode);
+        let start = Instant::now();
+        let flow = self.block(if mode == Mode::Dense { dense } else { sparse });
+        self.dev.finish()?;
+        let ns = start.elapsed().as_nanos() as f64;
+        self.mode = outer;
+        self.auto.entry(key).or_default().update(mode == Mode::Dense, size, ns);
+        flow
+    }
+
+    /// The estimates of the `hybrid`s in `body` (pre-order, the order an outlined pipe's kernel numbers them;
+    /// fixed ones too, which the kernel ignores), and their keys in [`Machine::auto`].
+    fn hybrids_of(&self, body: &'a [HostStmt]) -> Vec<(usize, AutoHybrid)> {
+        fn walk<'b>(block: &'b [HostStmt], out: &mut Vec<&'b HostStmt>) {
+            for s in block {
+                match s {
+                    HostStmt::If { then, otherwise, .. } => {
+                        walk(then, out);
+                        walk(otherwise, out);
+                    }
+                    HostStmt::Hybrid { dense, sparse, .. } => {
+                        out.push(s);
+                        walk(dense, out);
+                        walk(sparse, out);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(body, &mut found);
+        found
+            .into_iter()
+            .map(|s| {
+                let key = s as *const HostStmt as usize;
+                (key, self.auto.get(&key).copied().unwrap_or_default())
+            })
+            .collect()
+    }
+
     /// Runs outlined pipe `p` over worklist `w` (or outlined loop `p`, without) as one kernel if the device can
     /// (and the options allow): whether it did. Afterwards the host locals are the kernel's, the worklist is
     /// empty, and the launch count and round number have moved on as if the rounds had run from the host.
-    fn outlined_pipe(&mut self, p: usize, w: Option<usize>, rounds_done: u64) -> Result<bool, RunError> {
+    fn outlined_pipe(
+        &mut self,
+        p: usize,
+        w: Option<usize>,
+        rounds_done: u64,
+        body: &'a [HostStmt],
+    ) -> Result<bool, RunError> {
         let artifact = self.artifact;
         let Some(desc) = artifact.pipes.get(p) else {
             return Err(RunError::plan(format!("the plan runs outlined pipe #{p}, which does not exist")));
@@ -353,8 +423,11 @@ impl<'a, D: Device> Machine<'a, D> {
             }
             _ => 0,
         };
+        let hybrids = self.hybrids_of(body);
+        let auto: Vec<AutoHybrid> = hybrids.iter().map(|h| h.1).collect();
         let run = PipeRun {
             pipe: p,
+            auto: &auto,
             desc,
             count,
             max_rounds,
@@ -369,6 +442,9 @@ impl<'a, D: Device> Machine<'a, D> {
         };
         for (i, &bits) in end.locals.iter().enumerate().take(self.locals.len()) {
             self.set_local(i, bits)?;
+        }
+        for ((key, _), cost) in hybrids.iter().zip(&end.auto) {
+            self.auto.insert(*key, *cost);
         }
         self.launches += end.launches;
         crate::progress::count_launches(end.launches);
@@ -412,6 +488,8 @@ impl<'a, D: Device> Machine<'a, D> {
             Stats::keep(&mut self.stats.pipe_rounds, &mut self.stats.dropped, rec);
             for &(d, above) in r.hybrids.iter().flatten() {
                 let mode = if d { Mode::Dense } else { Mode::Sparse };
+                // The kernel writes NaN for an `above auto` (no single threshold).
+                let above = (!above.is_nan()).then_some(above);
                 let rec = HybridChoice { worklist: name.clone(), size: r.size, above, mode };
                 Stats::keep(&mut self.stats.hybrid, &mut self.stats.dropped, rec);
             }

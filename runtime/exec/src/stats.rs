@@ -75,8 +75,9 @@ pub struct PipeRound {
 pub struct HybridChoice {
     pub worklist: String,
     pub size: u64,
-    /// `threshold × num_nodes`: the size above which `dense` runs.
-    pub above: f64,
+    /// `threshold × num_nodes`: the size above which `dense` runs; `None` for `above auto` (the choice came from
+    /// the earlier rounds' times, not one size).
+    pub above: Option<f64>,
     pub mode: Mode,
 }
 

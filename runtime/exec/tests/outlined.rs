@@ -99,7 +99,8 @@ fn options() -> RunOptions {
 
 #[test]
 fn a_finished_pipe_hands_back_its_locals_and_rounds() {
-    let end = PipeEnd { rounds: 5, launches: 5, status: PipeState::DONE, locals: vec![42], records: vec![] };
+    let end =
+        PipeEnd { rounds: 5, launches: 5, status: PipeState::DONE, locals: vec![42], records: vec![], auto: vec![] };
     let out = run_scripted(Some(end), options());
     // One source pushed, every launch left for rounds (one launch each), depth 0.
     assert_eq!(out.asked, vec![(1, 1000, vec![0])]);
@@ -119,7 +120,7 @@ fn statistics_take_the_rounds_the_kernel_recorded() {
         irgc_runtime::RoundRecord { size: 1, ns: 2_000_000, hybrids: vec![] },
         irgc_runtime::RoundRecord { size: 1, ns: 500_000, hybrids: vec![] },
     ];
-    let end = PipeEnd { rounds: 2, launches: 2, status: PipeState::DONE, locals: vec![4], records };
+    let end = PipeEnd { rounds: 2, launches: 2, status: PipeState::DONE, locals: vec![4], records, auto: vec![] };
     let out = run_declining(2, Some(end.clone()), RunOptions { collect_stats: true, ..options() });
     assert_eq!(out.asked_records, vec![1000, 999, 998], "as many as the rounds it may run");
     let rounds = out.stats.unwrap().pipe_rounds;
@@ -133,7 +134,8 @@ fn statistics_take_the_rounds_the_kernel_recorded() {
 #[test]
 fn the_launches_the_device_reports_are_counted_not_rounds_times_a_fixed_number() {
     // A round's branches (`if`, `hybrid`) may launch different kernels: 4 rounds that made 7 launches count 7.
-    let end = PipeEnd { rounds: 4, launches: 7, status: PipeState::DONE, locals: vec![4], records: vec![] };
+    let end =
+        PipeEnd { rounds: 4, launches: 7, status: PipeState::DONE, locals: vec![4], records: vec![], auto: vec![] };
     let (_, launches, _) = run_scripted(Some(end), options()).result.unwrap();
     assert_eq!(launches, 7);
 }
@@ -142,7 +144,8 @@ fn the_launches_the_device_reports_are_counted_not_rounds_times_a_fixed_number()
 fn a_device_may_take_the_pipe_over_after_host_rounds() {
     // Declined twice (a large worklist runs its round from the host), then taken over: two host rounds (levels 0
     // and 1), then the device's 3 rounds, which start from the host's depth and round budget.
-    let end = PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals: vec![7], records: vec![] };
+    let end =
+        PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals: vec![7], records: vec![], auto: vec![] };
     let out = run_declining(2, Some(end), options());
     assert_eq!(out.asked, vec![(1, 1000, vec![0]), (1, 999, vec![1]), (1, 998, vec![2])]);
     let (level, launches, outlined) = out.result.unwrap();
@@ -153,11 +156,19 @@ fn a_device_may_take_the_pipe_over_after_host_rounds() {
 
 #[test]
 fn a_pipe_stopped_by_the_round_limit_or_an_overflow_fails_clearly() {
-    let limit = PipeEnd { rounds: 1000, launches: 1000, status: PipeState::LIMIT, locals: vec![1000], records: vec![] };
+    let limit = PipeEnd {
+        rounds: 1000,
+        launches: 1000,
+        status: PipeState::LIMIT,
+        locals: vec![1000],
+        records: vec![],
+        auto: vec![],
+    };
     let e = run_scripted(Some(limit), options()).result.expect_err("fails");
     assert!(matches!(e, RunError::LaunchLimit { limit: 1000, .. }), "{e}");
     assert!(e.to_string().contains("pipe over frontier, run as one GPU kernel"), "{e}");
-    let overflow = PipeEnd { rounds: 3, launches: 3, status: PipeState::OVERFLOW, locals: vec![3], records: vec![] };
+    let overflow =
+        PipeEnd { rounds: 3, launches: 3, status: PipeState::OVERFLOW, locals: vec![3], records: vec![], auto: vec![] };
     let e = run_scripted(Some(overflow), options()).result.expect_err("fails");
     assert!(matches!(e, RunError::Overflow(_)), "{e}");
     assert!(e.to_string().contains("worklist `frontier` overflowed"), "{e}");
@@ -168,7 +179,7 @@ fn without_outlining_the_pipe_runs_round_by_round() {
     // Outlining off: never asked. A device that declines: asked again before every host round (it may take the
     // pipe over once the worklist is small), 5 rounds here.
     for (answer, outline, asked) in [
-        (Some(PipeEnd { rounds: 1, launches: 1, status: 0, locals: vec![9], records: vec![] }), false, 0),
+        (Some(PipeEnd { rounds: 1, launches: 1, status: 0, locals: vec![9], records: vec![], auto: vec![] }), false, 0),
         (None, true, 5),
     ] {
         let out = run_scripted(answer, RunOptions { outline, ..options() });
@@ -205,7 +216,8 @@ fn loops_are_offered_to_the_device_only_when_asked() {
         let options = RunOptions { outline_loops, collect_stats, ..options() };
         let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
         let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
-        let end = PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals: vec![7], records: vec![] };
+        let end =
+            PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals: vec![7], records: vec![], auto: vec![] };
         let mut dev = Scripted {
             cpu: CpuDevice::new(&fake, &options).unwrap(),
             answer: Some(end),

@@ -607,8 +607,10 @@ pub enum PlanOp {
     Invoke { kernel: Handle<Kernel>, args: Vec<Handle<Expr>>, result: Option<Handle<Local>> },
     /// Repeats `body` while the worklist is not empty (checked before each round).
     Pipe { worklist: Handle<Worklist>, body: PlanBlock },
-    /// Runs `dense` when the worklist holds more than `threshold` × nodes items, `sparse` otherwise.
-    Hybrid { worklist: Handle<Worklist>, threshold: Handle<Expr>, dense: PlanBlock, sparse: PlanBlock },
+    /// Runs `dense` when the worklist holds more than `threshold` × nodes items, `sparse` otherwise; without a
+    /// threshold (`above auto`) the runtime picks the mode it predicts cheaper from what each cost in earlier
+    /// rounds (`irgc_artifact::AutoHybrid`).
+    Hybrid { worklist: Handle<Worklist>, threshold: Option<Handle<Expr>>, dense: PlanBlock, sparse: PlanBlock },
     /// Sets every element of a global.
     Fill { global: Handle<Global>, value: Handle<Expr> },
     /// Empties a worklist.
@@ -683,17 +685,30 @@ impl OutlinedLoop {
     /// The `hybrid` statements of the body (each gets two bits and a word of the per-round records), numbered in
     /// pre-order as [`OutlinedLoop::launch_sites`] numbers launches.
     pub fn hybrids(&self) -> usize {
-        fn walk(block: &PlanBlock) -> usize {
-            block
-                .iter()
-                .map(|s| match &s.kind {
-                    StmtKind::If { then, otherwise, .. } => walk(then) + walk(otherwise),
-                    StmtKind::Op(PlanOp::Hybrid { dense, sparse, .. }) => 1 + walk(dense) + walk(sparse),
-                    _ => 0,
-                })
-                .sum()
+        self.auto_hybrids().len()
+    }
+
+    /// For each `hybrid` statement of the body, in [`OutlinedLoop::hybrids`] order: whether it is `above auto`.
+    pub fn auto_hybrids(&self) -> Vec<bool> {
+        fn walk(block: &PlanBlock, out: &mut Vec<bool>) {
+            for s in block {
+                match &s.kind {
+                    StmtKind::If { then, otherwise, .. } => {
+                        walk(then, out);
+                        walk(otherwise, out);
+                    }
+                    StmtKind::Op(PlanOp::Hybrid { threshold, dense, sparse, .. }) => {
+                        out.push(threshold.is_none());
+                        walk(dense, out);
+                        walk(sparse, out);
+                    }
+                    _ => {}
+                }
+            }
         }
-        walk(&self.body)
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out
     }
 
     /// Launch sites of reducing kernels (each gets three words of the state area).

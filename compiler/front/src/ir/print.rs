@@ -355,12 +355,8 @@ impl Printer<'_> {
                 return None;
             }
             PlanOp::Hybrid { worklist, threshold, dense, sparse } => {
-                let _ = write!(
-                    self.out,
-                    "hybrid {} above {} dense ",
-                    self.m.worklists[*worklist].name,
-                    self.expr(ctx, *threshold)
-                );
+                let above = threshold.map_or("auto".to_string(), |t| self.expr(ctx, t));
+                let _ = write!(self.out, "hybrid {} above {above} dense ", self.m.worklists[*worklist].name);
                 self.block(ctx, dense, depth);
                 self.indent(depth);
                 self.out.push_str("sparse ");

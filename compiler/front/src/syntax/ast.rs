@@ -212,10 +212,11 @@ pub enum StmtKind {
         worklist: Ident,
         body: Block,
     },
-    /// `hybrid wl above H { dense { ... } sparse { ... } }`
+    /// `hybrid wl above H { dense { ... } sparse { ... } }`, or `above auto` (no threshold: the runtime picks the
+    /// mode from what each cost in earlier rounds).
     Hybrid {
         worklist: Ident,
-        threshold: Expr,
+        threshold: Option<Expr>,
         dense: Block,
         sparse: Block,
     },

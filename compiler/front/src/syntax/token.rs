@@ -129,6 +129,8 @@ pub enum Tok<'s> {
     Hybrid,
     #[token("above")]
     Above,
+    #[token("auto")]
+    Auto,
     #[token("dense")]
     Dense,
     #[token("sparse")]
@@ -294,6 +296,7 @@ impl Tok<'_> {
             Tok::Pipe => "pipe",
             Tok::Hybrid => "hybrid",
             Tok::Above => "above",
+            Tok::Auto => "auto",
             Tok::Dense => "dense",
             Tok::Sparse => "sparse",
             Tok::As => "as",

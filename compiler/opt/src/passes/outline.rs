@@ -138,9 +138,14 @@ fn block_qualifies(m: &Module, wl: Option<Handle<Worklist>>, block: &PlanBlock, 
                     && block_qualifies(m, wl, otherwise, false, drains)
             }
             // Every thread reads the pipe's current count, so all take the same branch.
+            // `above auto`: thread 0 times each branch from before its first launch to after its last grid
+            // barrier, so both branches must launch (`irgc_artifact::PipeState::auto_words`).
             StmtKind::Op(PlanOp::Hybrid { worklist, threshold, dense, sparse }) => {
+                let timed = threshold.is_some()
+                    || (launches_through(dense, u64::min) > 0 && launches_through(sparse, u64::min) > 0);
                 wl == Some(*worklist)
-                    && computable(*threshold)
+                    && threshold.is_none_or(computable)
+                    && timed
                     && block_qualifies(m, wl, dense, false, drains)
                     && block_qualifies(m, wl, sparse, false, drains)
             }

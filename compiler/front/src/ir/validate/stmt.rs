@@ -246,7 +246,7 @@ impl Validator<'_> {
                 if !self.m.worklists.contains(*worklist) {
                     self.err(span, "hybrid over a missing worklist");
                 }
-                if self.value(body, *threshold, span) != Some(Scalar::F64) {
+                if threshold.is_some_and(|t| self.value(body, t, span) != Some(Scalar::F64)) {
                     self.err(span, "hybrid threshold must be f64");
                 }
                 self.block(body, at, dense, scope);

@@ -226,7 +226,13 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     return;
                 }
                 let Some(w) = self.worklist_named(worklist) else { return };
-                let Some(t) = self.expr_of(threshold, Scalar::F64) else { return };
+                let t = match threshold {
+                    Some(threshold) => match self.expr_of(threshold, Scalar::F64) {
+                        Some(t) => Some(t),
+                        None => return,
+                    },
+                    None => None,
+                };
                 let dense = self.block(dense);
                 let sparse = self.block(sparse);
                 let (dense, sparse) = (Op::plan_block(dense), Op::plan_block(sparse));

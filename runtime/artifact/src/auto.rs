@@ -1,0 +1,173 @@
+//! `hybrid W above auto`: the mode a round runs, chosen from what each mode cost in earlier rounds instead of a
+//! hand-set threshold (seed 002 sets IPGC's by experiment and names an analytical choice as future work).
+//!
+//! The model is the simplest that fits both kinds of `hybrid` the programs have: a `sparse` round (over the
+//! worklist) costs a fixed part (launches, barriers, a near-empty sweep) plus a part per item: a line through an
+//! anchor round and the first later round at least twice or at most half its size (sizes closer than that made the
+//! slope noise: a grid's BFS frontier grows by a few items a level), shifted to each sparse round in between, and
+//! through the origin while there is one round; a `dense` round (over
+//! every node) costs what the last one did, whatever the worklist's size. Each round predicts both and runs the
+//! cheaper. A mode not yet measured is predicted from the other with the prior that a node costs the same in
+//! either mode, and is tried once its prediction comes within [`AutoHybrid::EXPLORE`]× of the measured one's: a
+//! graph where one mode never pays pays for at most one trial of it.
+//!
+//! The host path (`irgc_runtime`'s plan) and the outlined persistent kernel (`irgc_backend_ptx`'s pipe) implement
+//! exactly these formulas in `f64`; the kernel reads the estimates two rounds late (see
+//! [`crate::PipeState::auto_words`]), so that every thread takes the same branch.
+
+use serde::{Deserialize, Serialize};
+
+/// What one `hybrid ... above auto` has measured, in ns. `NaN` marks what is not known yet.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AutoHybrid {
+    /// The anchor `sparse` round's worklist size, and its time.
+    pub last_size: f64,
+    pub last_sparse: f64,
+    /// The predicted sparse round: `sparse_base + sparse_per_item × items`.
+    pub sparse_base: f64,
+    pub sparse_per_item: f64,
+    /// The last `dense` round's time.
+    pub dense: f64,
+}
+
+impl Default for AutoHybrid {
+    fn default() -> AutoHybrid {
+        let nan = f64::NAN;
+        AutoHybrid { last_size: nan, last_sparse: nan, sparse_base: nan, sparse_per_item: nan, dense: nan }
+    }
+}
+
+impl AutoHybrid {
+    /// A mode not yet measured is tried once its prediction is within this factor of the measured mode's. The
+    /// prior (a node costs the same in both modes) is pessimistic for a dense sweep, where most nodes do little
+    /// (a BFS's bottom-up step): at 4, R-MAT 2^22's BFS tried `dense` a level after the frontier passed 7% of the
+    /// nodes, where the best fixed threshold switches (H100: 4.3 ms against 2.5).
+    pub const EXPLORE: f64 = 16.0;
+    /// Words of a `hybrid`'s estimates in an outlined pipe's state area: the fields, in order.
+    pub const WORDS: usize = 5;
+
+    /// The predicted time of a `sparse` round over `size` items.
+    fn sparse_at(&self, size: f64) -> f64 {
+        self.sparse_base + self.sparse_per_item * size
+    }
+
+    /// Whether a round with `size` items in the worklist, on a graph of `nodes` nodes, runs `dense`.
+    pub fn dense(&self, size: u64, nodes: u64) -> bool {
+        let (x, n) = (size as f64, nodes as f64);
+        let (known_sparse, known_dense) = (!self.sparse_per_item.is_nan(), !self.dense.is_nan());
+        if known_sparse && known_dense {
+            return self.dense < self.sparse_at(x);
+        }
+        if known_sparse {
+            // Dense predicted as sparse over every node.
+            return self.sparse_at(n) < Self::EXPLORE * self.sparse_at(x);
+        }
+        if known_dense {
+            // Sparse predicted as dense's cost per node times the items; tried when within EXPLORE× (a NaN from an
+            // empty graph counts as not within: dense).
+            let sparse = self.dense * x / n;
+            return sparse.partial_cmp(&(Self::EXPLORE * self.dense)) != Some(std::cmp::Ordering::Less);
+        }
+        // Nothing measured: the worklist holds most nodes, or not.
+        x > n / 2.0
+    }
+
+    /// Takes in a round that ran `dense` (or not) over `size` items and took `ns`.
+    pub fn update(&mut self, dense: bool, size: u64, ns: f64) {
+        if dense {
+            self.dense = ns;
+            return;
+        }
+        let x = size as f64;
+        let one = x.max(1.0);
+        let anchored = !self.last_size.is_nan();
+        let far = x >= 2.0 * self.last_size || 2.0 * x <= self.last_size;
+        // The line through the anchor, if this size is far from it (this round becomes the anchor); the old slope
+        // through this round, if near; through the origin, for a first round (the anchor).
+        let (mut per, mut base) = if anchored && far {
+            let per = (ns - self.last_sparse) / (x - self.last_size);
+            (per, ns - per * x)
+        } else if anchored {
+            (self.sparse_per_item, ns - self.sparse_per_item * x)
+        } else {
+            (ns / one, 0.0)
+        };
+        // Noise can tilt the line: never a negative cost.
+        if per < 0.0 {
+            (per, base) = (0.0, ns);
+        }
+        if base < 0.0 {
+            (per, base) = (ns / one, 0.0);
+        }
+        let (last_size, last_sparse) = if anchored && !far { (self.last_size, self.last_sparse) } else { (x, ns) };
+        *self = AutoHybrid { last_size, last_sparse, sparse_base: base, sparse_per_item: per, ..*self };
+    }
+
+    /// The estimates as state words (`f64` bits, in field order), and back.
+    pub fn to_words(&self) -> [u64; Self::WORDS] {
+        [self.last_size, self.last_sparse, self.sparse_base, self.sparse_per_item, self.dense].map(f64::to_bits)
+    }
+
+    pub fn from_words(w: &[u64]) -> AutoHybrid {
+        let f = |i: usize| w.get(i).map_or(f64::NAN, |&b| f64::from_bits(b));
+        AutoHybrid { last_size: f(0), last_sparse: f(1), sparse_base: f(2), sparse_per_item: f(3), dense: f(4) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AutoHybrid;
+
+    #[test]
+    fn a_bfs_like_run_tries_dense_once_the_frontier_is_large_and_keeps_the_cheaper() {
+        let n = 1_000_000;
+        let mut a = AutoHybrid::default();
+        assert!(!a.dense(1, n), "nothing known: a small worklist is sparse");
+        a.update(false, 1, 10_000.0);
+        // Through the origin: 10 us an item, so dense (sparse over every node) is far off.
+        assert!(!a.dense(3, n));
+        a.update(false, 3, 10_000.0);
+        // The line through both: 10 us whatever the size; dense predicted at 10 us too, within EXPLORE: tried.
+        assert_eq!((a.sparse_base, a.sparse_per_item), (10_000.0, 0.0));
+        assert!(a.dense(6, n));
+        a.update(true, 6, 60_000.0);
+        assert!(!a.dense(200_000, n), "both known: sparse 10 us beats dense 60 us");
+        a.update(false, 200_000, 210_000.0);
+        assert!(a.dense(100_000, n), "sparse 10 + 1 us an item: 110 us > dense 60 us");
+        assert!(!a.dense(40_000, n), "sparse 50 us < dense 60 us");
+    }
+
+    #[test]
+    fn a_colouring_like_run_starts_dense_and_tries_sparse_when_the_worklist_shrinks() {
+        let n = 1000;
+        let mut a = AutoHybrid::default();
+        assert!(a.dense(1000, n), "nothing known: most nodes are in the worklist");
+        a.update(true, 1000, 100.0);
+        // Sparse predicted at 100 * 900 / 1000 = 90 < 16 * 100: tried at once.
+        assert!(!a.dense(900, n));
+        a.update(false, 900, 300.0);
+        assert!(a.dense(800, n), "through the origin: sparse 267 > dense 100");
+        assert!(!a.dense(200, n), "sparse 67 < dense 100");
+        a.update(false, 200, 90.0);
+        // The line through (900, 300) and (200, 90): 30 plus 0.3 an item.
+        assert!((a.sparse_per_item - 0.3).abs() < 1e-12 && (a.sparse_base - 30.0).abs() < 1e-9);
+        let back = AutoHybrid::from_words(&a.to_words());
+        assert_eq!(back, a);
+        assert!(AutoHybrid::from_words(&[]).dense.is_nan());
+    }
+
+    #[test]
+    fn rounds_of_nearly_the_same_size_shift_the_line_but_keep_its_slope() {
+        let mut a = AutoHybrid::default();
+        a.update(false, 1000, 1000.0);
+        a.update(false, 4000, 4000.0);
+        assert_eq!((a.sparse_base, a.sparse_per_item, a.last_size), (0.0, 1.0, 4000.0));
+        // 10 items more and 500 ns slower: noise, not 50 ns an item.
+        a.update(false, 4010, 4500.0);
+        assert_eq!((a.sparse_per_item, a.sparse_base, a.last_size), (1.0, 490.0, 4000.0));
+        // Twice the anchor's size: a new line, through the anchor (4000, 4000) and (8000, 7800).
+        a.update(false, 8000, 7800.0);
+        assert!((a.sparse_per_item - 0.95).abs() < 1e-12 && (a.sparse_base - 200.0).abs() < 1e-9);
+        assert_eq!(a.last_size, 8000.0);
+    }
+}
