@@ -346,11 +346,13 @@ impl<'a, D: Device> Machine<'a, D> {
         let outer = self.mode.replace(mode);
         let start = Instant::now();
         let flow = self.block(if mode == Mode::Dense { dense } else { sparse });
+        self.mode = outer;
+        // A failed branch's own error, not the wait's.
+        let flow = flow?;
         self.dev.finish()?;
         let ns = start.elapsed().as_nanos() as f64;
-        self.mode = outer;
         self.auto.entry(key).or_default().update(mode == Mode::Dense, size, ns);
-        flow
+        Ok(flow)
     }
 
     /// The estimates of the `hybrid`s in `body` (pre-order, the order an outlined pipe's kernel numbers them;

@@ -661,24 +661,12 @@ impl OutlinedLoop {
     /// The launches of the body, in the order the backends number them (pre-order: an `if`'s `then` before its
     /// `otherwise`, a `hybrid`'s `dense` before its `sparse`).
     pub fn launch_sites(&self) -> Vec<&PlanStmt> {
-        fn walk<'b>(block: &'b PlanBlock, out: &mut Vec<&'b PlanStmt>) {
-            for s in block {
-                match &s.kind {
-                    StmtKind::Op(PlanOp::Invoke { .. }) => out.push(s),
-                    StmtKind::If { then, otherwise, .. } => {
-                        walk(then, out);
-                        walk(otherwise, out);
-                    }
-                    StmtKind::Op(PlanOp::Hybrid { dense, sparse, .. }) => {
-                        walk(dense, out);
-                        walk(sparse, out);
-                    }
-                    _ => {}
-                }
-            }
-        }
         let mut out = Vec::new();
-        walk(&self.body, &mut out);
+        self.each_stmt(&mut |s| {
+            if matches!(s.kind, StmtKind::Op(PlanOp::Invoke { .. })) {
+                out.push(s);
+            }
+        });
         out
     }
 
@@ -690,25 +678,35 @@ impl OutlinedLoop {
 
     /// For each `hybrid` statement of the body, in [`OutlinedLoop::hybrids`] order: whether it is `above auto`.
     pub fn auto_hybrids(&self) -> Vec<bool> {
-        fn walk(block: &PlanBlock, out: &mut Vec<bool>) {
+        let mut out = Vec::new();
+        self.each_stmt(&mut |s| {
+            if let StmtKind::Op(PlanOp::Hybrid { threshold, .. }) = &s.kind {
+                out.push(threshold.is_none());
+            }
+        });
+        out
+    }
+
+    /// Every statement of the body in pre-order (an `if` before its `then` and `otherwise`, a `hybrid` before its
+    /// `dense` and `sparse`): the order the backends number launches and `hybrid`s in.
+    fn each_stmt<'b>(&'b self, f: &mut impl FnMut(&'b PlanStmt)) {
+        fn walk<'b>(block: &'b PlanBlock, f: &mut impl FnMut(&'b PlanStmt)) {
             for s in block {
+                f(s);
                 match &s.kind {
                     StmtKind::If { then, otherwise, .. } => {
-                        walk(then, out);
-                        walk(otherwise, out);
+                        walk(then, f);
+                        walk(otherwise, f);
                     }
-                    StmtKind::Op(PlanOp::Hybrid { threshold, dense, sparse, .. }) => {
-                        out.push(threshold.is_none());
-                        walk(dense, out);
-                        walk(sparse, out);
+                    StmtKind::Op(PlanOp::Hybrid { dense, sparse, .. }) => {
+                        walk(dense, f);
+                        walk(sparse, f);
                     }
                     _ => {}
                 }
             }
         }
-        let mut out = Vec::new();
-        walk(&self.body, &mut out);
-        out
+        walk(&self.body, f);
     }
 
     /// Launch sites of reducing kernels (each gets three words of the state area).
