@@ -93,6 +93,7 @@ mod lower;
 mod nested;
 mod pipe;
 mod pipe_auto;
+mod pipe_records;
 mod stmt;
 mod types;
 

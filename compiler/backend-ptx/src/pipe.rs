@@ -24,6 +24,7 @@
 
 use crate::lower::{Lower, PipeCount, GLOBAL};
 use crate::pipe_auto::{AutoLayout, AutoRegs};
+use crate::pipe_records::Records;
 use crate::PtxError;
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
@@ -109,18 +110,6 @@ struct Frame<'c, 's> {
     /// Thread 0's estimates of each `hybrid` (used by `above auto` ones), and where their copies live.
     auto: Vec<AutoRegs<'c>>,
     auto_at: AutoLayout,
-}
-
-/// Where thread 0 writes the per-round records (`PipeState::RECORDS`): the buffer's address (0: none) and the
-/// most rounds it holds, read once at entry, and the round counter.
-#[derive(Clone, Copy)]
-struct Records<'c> {
-    base: IntValue<'c>,
-    rounds: IntValue<'c>,
-    /// Words a record (`PipeState::record_words`).
-    words: u64,
-    /// The rounds started so far (the current round is this minus 1 inside a round).
-    started: PointerValue<'c>,
 }
 
 /// One launch of a step as the pipe makes it (every pass of a retrying launch is the same launch).
@@ -235,7 +224,7 @@ impl<'c> Lower<'c, '_> {
                 let at = word(self, PipeState::RECORD_ROUNDS)?;
                 let most = self.b.build_load(i64t, at, "record_rounds")?.into_int_value();
                 let words = PipeState::record_words(pipe.hybrids()) as u64;
-                Some(Records { base, rounds: most, words, started: rounds })
+                Some(Records { base, rounds: most, words })
             }
             None => None,
         };
@@ -423,7 +412,7 @@ impl<'c> Lower<'c, '_> {
                     let size = self.b.build_unsigned_int_to_float(count, f64t, "")?;
                     let dense_now = self.b.build_float_compare(FloatPredicate::OGT, size, above, "dense")?;
                     if let Some(rec) = f.records {
-                        self.record_hybrid(rec, f.first, k, dense_now, above)?;
+                        self.record_hybrid(rec, f.first, f.started, k, dense_now, above)?;
                     }
                     self.pipe_branch(dense_now, dense, sparse, f)?;
                 }
@@ -448,12 +437,12 @@ impl<'c> Lower<'c, '_> {
         f: &mut Frame<'c, '_>,
     ) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
-        let started = self.b.build_load(i64t, f.started, "")?.into_int_value();
-        let round = self.b.build_int_sub(started, i64t.const_int(1, false), "")?;
+        let round = self.current_round(f.started, "")?;
         let slot = self.b.build_and(round, i64t.const_int(1, false), "")?;
         let dense_now = self.auto_decide(f.auto[k], count, nodes)?;
         if let Some(rec) = f.records {
-            self.record_hybrid(rec, f.first, k, dense_now, self.c.f64_type().const_float(f64::NAN))?;
+            let nan = self.c.f64_type().const_float(f64::NAN);
+            self.record_hybrid(rec, f.first, f.started, k, dense_now, nan)?;
         }
         // Only thread 0 reads the clock: every thread reading `%globaltimer` twice a round cost about 2 us a round
         // (grid2k's 4,095-level BFS: 37.7 -> 45.4 ms).
@@ -665,91 +654,12 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// The address of word `i` of the state area.
-    fn state_word(&mut self, state: PointerValue<'c>, i: IntValue<'c>) -> Result<PointerValue<'c>, PtxError> {
+    pub(crate) fn state_word(
+        &mut self,
+        state: PointerValue<'c>,
+        i: IntValue<'c>,
+    ) -> Result<PointerValue<'c>, PtxError> {
         self.element(state, i, Scalar::U64, GLOBAL)
-    }
-
-    /// The address of word `i` of record `r`.
-    fn record_word(&mut self, rec: Records<'c>, r: IntValue<'c>, i: usize) -> Result<PointerValue<'c>, PtxError> {
-        let i64t = self.c.i64_type();
-        let at = self.b.build_int_mul(r, i64t.const_int(rec.words, false), "")?;
-        let at = self.b.build_int_add(at, i64t.const_int(i as u64, false), "")?;
-        let at = self.b.build_int_mul(at, i64t.const_int(8, false), "")?;
-        let at = self.b.build_int_add(rec.base, at, "")?;
-        Ok(self.b.build_int_to_ptr(at, self.c.ptr_type(AddressSpace::from(GLOBAL)), "record")?)
-    }
-
-    /// Whether thread 0 keeps record `r`: records are on and the buffer holds it (`last`: one past its rounds).
-    fn keeps_record(
-        &mut self,
-        rec: Records<'c>,
-        first: IntValue<'c>,
-        r: IntValue<'c>,
-    ) -> Result<IntValue<'c>, PtxError> {
-        let zero = self.c.i64_type().const_zero();
-        let on = self.b.build_int_compare(IntPredicate::NE, rec.base, zero, "")?;
-        let fits = self.b.build_int_compare(IntPredicate::ULE, r, rec.rounds, "")?;
-        let keep = self.b.build_and(on, fits, "")?;
-        Ok(self.b.build_and(keep, first, "keep_record")?)
-    }
-
-    /// At the head of round `r` (and at the head that ends the loop, whose record closes the last round): thread
-    /// 0 writes the worklist's count and the clock.
-    fn record_round_start(
-        &mut self,
-        rec: Records<'c>,
-        first: IntValue<'c>,
-        r: IntValue<'c>,
-        count: IntValue<'c>,
-    ) -> Result<(), PtxError> {
-        let keep = self.keeps_record(rec, first, r)?;
-        self.if_else(
-            keep,
-            |me| {
-                let now = me.call_intrinsic("llvm.nvvm.read.ptx.sreg.globaltimer", me.c.i64_type().into(), &[])?;
-                let at = me.record_word(rec, r, PipeState::RECORD_SIZE)?;
-                me.b.build_store(at, count)?;
-                let at = me.record_word(rec, r, PipeState::RECORD_TIME)?;
-                me.b.build_store(at, now)?;
-                Ok(())
-            },
-            |_| Ok(()),
-        )
-    }
-
-    /// In the round's `hybrid` number `k`: thread 0 marks it run, and `dense` if so, with its threshold × nodes.
-    fn record_hybrid(
-        &mut self,
-        rec: Records<'c>,
-        first: IntValue<'c>,
-        k: usize,
-        dense: IntValue<'c>,
-        above: inkwell::values::FloatValue<'c>,
-    ) -> Result<(), PtxError> {
-        let i64t = self.c.i64_type();
-        let started = self.b.build_load(i64t, rec.started, "")?.into_int_value();
-        let r = self.b.build_int_sub(started, i64t.const_int(1, false), "round")?;
-        let keep = self.keeps_record(rec, first, r)?;
-        let below = self.b.build_int_compare(IntPredicate::ULT, r, rec.rounds, "")?;
-        let keep = self.b.build_and(keep, below, "")?;
-        self.if_else(
-            keep,
-            |me| {
-                let at = me.record_word(rec, r, PipeState::RECORD_HYBRID)?;
-                let bits = me.b.build_load(i64t, at, "")?.into_int_value();
-                let ran = i64t.const_int(1 << (2 * k), false);
-                let d = me.b.build_int_z_extend(dense, i64t, "")?;
-                let d = me.b.build_left_shift(d, i64t.const_int(2 * k as u64 + 1, false), "")?;
-                let bits = me.b.build_or(bits, ran, "")?;
-                let bits = me.b.build_or(bits, d, "")?;
-                me.b.build_store(at, bits)?;
-                let at = me.record_word(rec, r, PipeState::RECORD_ABOVE + k)?;
-                let above = me.b.build_bit_cast(above, i64t, "")?;
-                me.b.build_store(at, above)?;
-                Ok(())
-            },
-            |_| Ok(()),
-        )
     }
 
     /// Counts one launch (for `PipeState::LAUNCHES`).

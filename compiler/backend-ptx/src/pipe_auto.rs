@@ -50,12 +50,7 @@ impl<'c> Lower<'c, '_> {
                 let mut regs = Vec::with_capacity(AutoHybrid::WORDS);
                 for i in 0..AutoHybrid::WORDS {
                     let reg = self.alloca(f64t.into(), &format!("auto{k}.{i}"))?;
-                    let addr = self.element(
-                        state,
-                        i64t.const_int((at.word(k, 0) + i) as u64, false),
-                        irgc_front::ir::Scalar::U64,
-                        crate::lower::GLOBAL,
-                    )?;
+                    let addr = self.state_word(state, i64t.const_int((at.word(k, 0) + i) as u64, false))?;
                     let bits = self.b.build_load(i64t, addr, "")?.into_int_value();
                     self.b.build_store(reg, self.b.build_bit_cast(bits, f64t, "")?)?;
                     regs.push(reg);
@@ -81,7 +76,7 @@ impl<'c> Lower<'c, '_> {
         let i64t = self.c.i64_type();
         let off = self.b.build_int_mul(slot, i64t.const_int(AutoHybrid::WORDS as u64, false), "")?;
         let off = self.b.build_int_add(off, i64t.const_int((at.word(k, 0) + i) as u64, false), "")?;
-        self.element(state, off, irgc_front::ir::Scalar::U64, crate::lower::GLOBAL)
+        self.state_word(state, off)
     }
 
     /// At round `round`'s head: every thread reads copy `round % 2` of `hybrid` `k`'s estimates (volatile: thread
