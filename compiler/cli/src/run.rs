@@ -652,23 +652,16 @@ fn stats_table(stats: &Stats) -> String {
     // Launch rows and the rows of rounds run inside an outlined pipe's kernel, in round order (both lists are
     // in run order; a stable sort by round interleaves them).
     let mut rows: Vec<(u64, String)> = Vec::new();
+    let row = |round: u64, kernel: &str, items: u64, pushed: &str, mode: &str, reduced: &str, ms: f64| {
+        (round, format!("{round:>6}  {kernel:<24} {items:>12}  {pushed:<24} {mode:<6} {reduced:>14} {ms:>10.3}\n"))
+    };
     for l in &stats.launches {
         let kernel = if l.retry > 0 { format!("{} (retry {})", l.kernel, l.retry) } else { l.kernel.clone() };
         let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
         let pushed = if pushed.is_empty() { "-".to_string() } else { pushed.join(" ") };
         let mode = l.mode.map_or("-", |m| m.name());
         let reduced = l.reduced.map_or("-".to_string(), |r| r.to_string());
-        let row = format!(
-            "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>14} {:>10.3}\n",
-            l.round,
-            kernel,
-            l.items,
-            pushed,
-            mode,
-            reduced,
-            l.seconds * 1e3
-        );
-        rows.push((l.round, row));
+        rows.push(row(l.round, &kernel, l.items, &pushed, mode, &reduced, l.seconds * 1e3));
     }
     for r in &stats.pipe_rounds {
         if let Some(ms) = r.ms {
@@ -677,14 +670,7 @@ fn stats_table(stats: &Stats) -> String {
                 Some(false) => "sparse",
                 None => "-",
             };
-            let what = format!("(in kernel) {}", r.worklist);
-            rows.push((
-                r.round,
-                format!(
-                    "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>14} {:>10.3}\n",
-                    r.round, what, r.size, "-", mode, "-", ms
-                ),
-            ));
+            rows.push(row(r.round, &format!("(in kernel) {}", r.worklist), r.size, "-", mode, "-", ms));
         }
     }
     rows.sort_by_key(|(round, _)| *round);

@@ -498,9 +498,11 @@ impl Device for CudaDevice {
             (0, _) | (_, None) => None,
             (rounds, Some(_)) => {
                 let bytes = (rounds as usize + 1) * record_words * 8;
-                let buf = self.gpu.stream.alloc_zeros::<u8>(bytes).map_err(|e| {
-                    device_error(format_args!("cannot allocate {bytes} bytes of per-round records on the GPU"), e)
-                })?;
+                let buf = self
+                    .gpu
+                    .stream
+                    .alloc_zeros::<u8>(bytes)
+                    .map_err(|e| self.out_of_memory("the per-round records (--stats)", bytes, e))?;
                 let buf = GpuBuffer::new(buf, &self.gpu.stream);
                 words[PipeState::RECORDS] = buf.address();
                 words[PipeState::RECORD_ROUNDS] = rounds;
