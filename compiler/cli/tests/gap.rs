@@ -20,23 +20,6 @@ fn printed(stdout: &str, name: &str) -> String {
     line[prefix.len()..].split_whitespace().next().unwrap().to_string()
 }
 
-/// Runs `program` with one textual edit (which must apply) and `--verify`; returns the run's stderr, after
-/// checking that the run failed because the check caught the answer.
-fn caught(program: &str, from: &str, to: &str, graph: &str, extra: &[&str]) -> String {
-    let source = std::fs::read_to_string(root().join(program)).unwrap();
-    assert!(source.contains(from), "{program} no longer contains {from:?}");
-    let path = temp("wrong.irg");
-    std::fs::write(&path, source.replacen(from, to, 1)).unwrap();
-    let mut args = vec!["run", path.to_str().unwrap(), "--graph", graph, "--no-cache", "--verify"];
-    args.extend_from_slice(extra);
-    let o = irgc(&args);
-    std::fs::remove_file(&path).ok();
-    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr).into_owned());
-    assert_eq!(o.status.code(), Some(1), "{program} with {to:?} should fail its check:\n{out}\n{err}");
-    assert!(out.contains("verify    FAILED"), "{out}\n{err}");
-    err
-}
-
 #[test]
 fn every_gap_program_verifies_on_small_real_graphs() {
     // wiki-Vote and p2p-31 are directed (PageRank and BC follow their arcs, TC symmetrizes them), the others

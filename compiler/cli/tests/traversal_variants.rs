@@ -11,6 +11,7 @@ const BFS: &[(&str, bool)] = &[
     ("programs/bfs/bfs_topology.irg", false),
     ("programs/bfs/bfs_scan.irg", false),
     ("programs/bfs/bfs_do.irg", true),
+    ("programs/bfs/bfs_chain.irg", false),
 ];
 
 const SSSP: &[&str] = &[
@@ -18,6 +19,7 @@ const SSSP: &[&str] = &[
     "programs/sssp/sssp_harish.irg",
     "programs/sssp/sssp_atomic.irg",
     "programs/sssp/sssp_nearfar.irg",
+    "programs/sssp/sssp_chain.irg",
 ];
 
 const GENERATED: &[&str] = &[
@@ -92,6 +94,32 @@ fn near_far_verifies_for_every_delta() {
             run_verified("programs/sssp/sssp_nearfar.irg", graph, &["--weights", "random:1:255", "--param", &param]);
         }
     }
+}
+
+#[test]
+fn chained_traversals_verify_for_every_chain_length() {
+    // 0 and 1: no chain (plain worklist rounds); 2 and 4: short chains; 64: chains far longer than a level, so
+    // most nodes are first reached by a path that is not a shortest one and corrected.
+    for chain in ["0", "1", "2", "4", "64"] {
+        let param = format!("chain={chain}");
+        for graph in ["gen:grid:w=64,h=64,seed=6", "gen:rmat:scale=12,ef=8,seed=7"] {
+            run_verified("programs/bfs/bfs_chain.irg", graph, &["--param", &param]);
+            run_verified("programs/sssp/sssp_chain.irg", graph, &["--weights", "random:1:255", "--param", &param]);
+        }
+        run_verified("programs/sssp/sssp_chain.irg", &data("bremen_time.gr.xz"), &["--param", &param]);
+    }
+}
+
+#[test]
+fn wrong_chains_are_caught() {
+    let grid = "gen:grid:w=64,h=64,seed=6";
+    let weighted = ["--weights", "random:1:255"];
+    // The chain's next node labelled but never expanded.
+    for p in ["programs/bfs/bfs_chain.irg", "programs/sssp/sssp_chain.irg"] {
+        caught(p, "            cur = next;\n", "            break;\n", grid, &weighted);
+    }
+    // A neighbour displaced as the chain's nearest dropped instead of pushed.
+    caught("programs/sssp/sssp_chain.irg", "changed.push(next);", "", grid, &weighted);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! What the end-to-end tests share: where the repository and the shared graphs are, running the `irgc` binary,
-//! and the p2p-31 exact reference answers. Each test file uses the part it needs.
+//! a deliberately wrong variant of a program caught by its check, and the p2p-31 exact reference answers. Each test file uses the part it needs.
 #![allow(dead_code)]
 
 use std::collections::HashMap;
@@ -82,6 +82,23 @@ pub fn run_verified(program: &str, graph: &str, extra: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
+}
+
+/// Runs `program` with one textual edit (which must apply) and `--verify`; returns the run's stderr, after
+/// checking that the run failed because the check caught the answer.
+pub fn caught(program: &str, from: &str, to: &str, graph: &str, extra: &[&str]) -> String {
+    let source = std::fs::read_to_string(root().join(program)).unwrap();
+    assert!(source.contains(from), "{program} no longer contains {from:?}");
+    let path = temp("wrong.irg");
+    std::fs::write(&path, source.replacen(from, to, 1)).unwrap();
+    let mut args = vec!["run", path.to_str().unwrap(), "--graph", graph, "--no-cache", "--verify"];
+    args.extend_from_slice(extra);
+    let o = irgc(&args);
+    std::fs::remove_file(&path).ok();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr).into_owned());
+    assert_eq!(o.status.code(), Some(1), "{program} with {to:?} should fail its check:\n{out}\n{err}");
+    assert!(out.contains("verify    FAILED"), "{out}\n{err}");
+    err
 }
 
 /// Reads a reference answer file of the shared data: `vertex value` per line.
