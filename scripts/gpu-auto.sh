@@ -35,16 +35,7 @@ if [[ "$PARTS" == *" 1 "* ]]; then
       [ $rc -eq 0 ] || { echo "$out" | tail -4; status=1; }
     done
   done
-  for tool in memcheck racecheck synccheck; do
-    for p in /tmp/auto/ipgc_hybrid_auto.irg /tmp/auto/bfs_do_auto.irg; do
-      out=$(IRGC_ENTER_PIPES_AT_ONCE=1 timeout 400 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-        "$IRGC" run --backend cuda --no-check-bounds --verify --graph gen:rmat:scale=10,seed=3 "$p" 2>&1)
-      rc=$?
-      printf '%-10s %-18s rc=%s %s\n' "$tool" "$(basename "$p" .irg)" "$rc" \
-        "$(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^verify' | tr '\n' ' ' | cut -c1-120)"
-      [ $rc -eq 0 ] || status=1
-    done
-  done
+  sanitize gen:rmat:scale=10,seed=3 /tmp/auto/ipgc_hybrid_auto.irg /tmp/auto/bfs_do_auto.irg || status=1
 fi
 
 if [[ "$PARTS" == *" 2 "* ]]; then

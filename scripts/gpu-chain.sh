@@ -39,16 +39,7 @@ if [[ "$PARTS" == *" 1 "* ]]; then
       done
     done
   done
-  for tool in memcheck racecheck synccheck; do
-    for p in $BFS $SSSP; do
-      out=$(IRGC_ENTER_PIPES_AT_ONCE=1 timeout 400 compute-sanitizer --tool "$tool" --error-exitcode 9 \
-        "$IRGC" run --backend cuda --no-check-bounds --verify --graph gen:grid:w=64,h=64,weights=int "$p" 2>&1)
-      rc=$?
-      printf '%-10s %-10s rc=%s %s\n' "$tool" "$(basename "$p" .irg)" "$rc" \
-        "$(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^verify' | tr '\n' ' ' | cut -c1-120)"
-      [ $rc -eq 0 ] || status=1
-    done
-  done
+  sanitize gen:grid:w=64,h=64,weights=int $BFS $SSSP || status=1
 fi
 
 if [[ "$PARTS" == *" 2 "* ]]; then

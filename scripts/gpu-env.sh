@@ -1,7 +1,7 @@
 # Sourced by the gpu-*.sh scripts (run on the GPU machine from the repository root): the carried binary and
-# libraries, and `gen_graphs DIR CLASS...`, which writes the graph classes of ../shared/notes/performance.md with
-# ../shared's own generator. ../shared does not travel to the GPU machine: copy tools/gen_graphs.py and
-# data/FLA.gr.xz (the `road` class) into .carry/ first.
+# libraries, `sanitize GRAPH PROGRAM...` (compute-sanitizer's three tools), and `gen_graphs DIR CLASS...`, which
+# writes the graph classes of ../shared/notes/performance.md with ../shared's own generator. ../shared does not
+# travel to the GPU machine: copy tools/gen_graphs.py and data/FLA.gr.xz (the `road` class) into .carry/ first.
 if [ -d .carry/lib ]; then
   export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
@@ -11,4 +11,23 @@ gen_graphs() {
   local dir=$1
   shift
   GEN_ROAD=${GEN_ROAD:-.carry/FLA.gr.xz} python3 "${GEN_GRAPHS:-.carry/gen_graphs.py}" "$dir" "$@" >/dev/null
+}
+
+# `sanitize GRAPH PROGRAM...`: compute-sanitizer's memcheck, racecheck and synccheck on each program, verified, with
+# outlined pipes entered at the first round (IRGC_ENTER_PIPES_AT_ONCE); one line a tool and program. Fails when
+# any run does.
+sanitize() {
+  local graph=$1 tool p out rc failed=0
+  shift
+  for tool in memcheck racecheck synccheck; do
+    for p in "$@"; do
+      out=$(IRGC_ENTER_PIPES_AT_ONCE=1 timeout 400 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+        "$IRGC" run --backend cuda --no-check-bounds --verify --graph "$graph" "$p" 2>&1)
+      rc=$?
+      printf '%-10s %-18s rc=%s %s\n' "$tool" "$(basename "$p" .irg)" "$rc" \
+        "$(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^verify' | tr '\n' ' ' | cut -c1-120)"
+      [ $rc -eq 0 ] || failed=1
+    done
+  done
+  return $failed
 }
