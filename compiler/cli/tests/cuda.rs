@@ -125,6 +125,7 @@ fn pipes_and_reduction_loops_are_outlined() {
         stems(|a| !a.pipes.is_empty()),
         [
             "apsp_batched",
+            "bfs_chain",
             "bfs_do",
             "bfs_topology",
             "bfs_worklist",
@@ -141,6 +142,7 @@ fn pipes_and_reduction_loops_are_outlined() {
             "pagerank_pull",
             "pagerank_pull_f32",
             "sssp_atomic",
+            "sssp_chain",
             "sssp_harish",
             "sssp_nearfar",
             "sssp_worklist"
