@@ -52,7 +52,7 @@ impl Lower<'_, '_> {
             }
             ExprKind::Math { fun, args } => self.math(*fun, args, ty)?,
             ExprKind::Graph(q) => self.graph(*q, ty)?,
-            ExprKind::WorklistSize(_) | ExprKind::HostLoad { .. } => {
+            ExprKind::WorklistSize(_) | ExprKind::HostLoad { .. } | ExprKind::DeviceThreads => {
                 return self.malformed("a host-only expression in device code")
             }
         })

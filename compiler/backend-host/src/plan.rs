@@ -93,6 +93,7 @@ pub(crate) fn host_expr<Op>(body: &Body<Op>, h: Handle<ir::Expr>) -> art::HostEx
         ExprKind::Graph(GraphQuery::NumNodes) => art::HostExprKind::NumNodes,
         ExprKind::Graph(GraphQuery::NumEdges) => art::HostExprKind::NumEdges,
         ExprKind::WorklistSize(w) => art::HostExprKind::WorklistSize(w.index()),
+        ExprKind::DeviceThreads => art::HostExprKind::DeviceThreads,
         ExprKind::HostLoad { global, index } => art::HostExprKind::Load {
             global: global.index(),
             index: index.iter().map(|&i| host_expr(body, i)).collect(),

@@ -54,7 +54,9 @@ impl<'c> Lower<'c, '_> {
                 Some(count) => count.into(),
                 None => return self.malformed("a host-only expression in device code"),
             },
-            ExprKind::HostLoad { .. } => return self.malformed("a host-only expression in device code"),
+            ExprKind::HostLoad { .. } | ExprKind::DeviceThreads => {
+                return self.malformed("a host-only expression in device code")
+            }
         })
     }
 

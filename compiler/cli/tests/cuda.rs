@@ -177,7 +177,7 @@ struct BoundsSized<'a> {
 impl Device for BoundsSized<'_> {
     type Buffer = irgc_runtime::memory::Buffer;
 
-    irgc_runtime::forward_device_memory!(cpu);
+    irgc_runtime::forward_device_basics!(cpu);
 
     fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
         if matches!(desc.space, Space::Range { .. } | Space::Tiles { .. }) {
@@ -242,7 +242,7 @@ struct Rendezvous<'a> {
 impl Device for Rendezvous<'_> {
     type Buffer = irgc_runtime::memory::Buffer;
 
-    irgc_runtime::forward_device_memory!(cpu);
+    irgc_runtime::forward_device_basics!(cpu);
 
     fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
         self.cpu.launch(k, desc, ctx, size)

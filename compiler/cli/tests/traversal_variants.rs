@@ -65,7 +65,24 @@ fn bfs_variants_verify_on_generated_graphs() {
         // Direction-optimizing BFS on both sides of its switch: bottom-up from the first level, and never.
         run_bfs("programs/bfs/bfs_do.irg", true, graph, &["--param", "H=0"]);
         run_bfs("programs/bfs/bfs_do.irg", true, graph, &["--param", "H=2"]);
+        // The hub rule as a GPU's thread count sets it (edge-parallel top-down from a frontier holding a hub).
+        run_bfs("programs/bfs/bfs_do.irg", true, graph, &["--param", "spread=1000000"]);
     }
+}
+
+#[test]
+fn bfs_do_weighs_hubs_against_the_devices_threads() {
+    // `device_threads()` is the CPU's worker count; on a skewed graph the hub rule then keeps top-down (no node has
+    // m / 2 edges), and with a GPU-sized count it expands the hub's level edge-parallel.
+    let launched = |extra: &[&str]| {
+        let args = [&["--threads", "2", "--stats", "--param", "source=5"], extra].concat();
+        let out = run_verified("programs/bfs/bfs_do.irg", "gen:rmat:scale=14,ef=16,seed=3", &args);
+        out.lines().any(|l| l.split_whitespace().nth(1) == Some("top_down_edges"))
+    };
+    assert!(!launched(&[]));
+    assert!(launched(&["--param", "spread=1000000"]));
+    let out = irgc(&["run", "tests/ui/ok/device_threads.irg", "--graph", "gen:grid:w=8,h=8", "--threads", "3"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("print     t = 3"), "{out:?}");
 }
 
 #[test]

@@ -119,6 +119,6 @@ pub fn pipe_computable(plan: &PlanBody, e: Handle<Expr>, worklist: Option<Handle
         ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => ok(arg),
         ExprKind::Binary { left, right, .. } => ok(left) && ok(right),
         ExprKind::Math { fun, args } => *fun != MathFn::Random && args.iter().all(ok),
-        ExprKind::Graph(_) | ExprKind::Load { .. } | ExprKind::HostLoad { .. } => false,
+        ExprKind::Graph(_) | ExprKind::Load { .. } | ExprKind::HostLoad { .. } | ExprKind::DeviceThreads => false,
     }
 }

@@ -32,6 +32,8 @@ pub enum HostExprKind {
     NumNodes,
     NumEdges,
     WorklistSize(usize),
+    /// `device_threads()`: the threads the run's device spreads a kernel's iterations over at once.
+    DeviceThreads,
     /// One element of a global.
     Load {
         global: usize,

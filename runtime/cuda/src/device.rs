@@ -322,6 +322,12 @@ impl Device for CudaDevice {
         false
     }
 
+    /// The threads of a full launch's grid (`launch_shape`: `FORALL_BLOCKS_PER_SM` blocks of `FORALL_BLOCK` on
+    /// every multiprocessor).
+    fn parallel_threads(&self) -> u64 {
+        u64::from(self.gpu.sms) * crate::shape::FORALL_BLOCKS_PER_SM * u64::from(crate::shape::FORALL_BLOCK)
+    }
+
     fn memory_limit(&self) -> Option<u64> {
         self.memory_limit
     }

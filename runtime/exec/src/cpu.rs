@@ -70,6 +70,10 @@ impl Device for CpuDevice<'_> {
         self.kernels.checks_bounds()
     }
 
+    fn parallel_threads(&self) -> u64 {
+        self.threads() as u64
+    }
+
     fn alloc_zeroed(&mut self, _what: &str, len: u64, elem_size: usize) -> Result<Buffer, RunError> {
         Ok(Buffer::zeroed(len, elem_size))
     }

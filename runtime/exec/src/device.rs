@@ -125,6 +125,11 @@ pub trait Device {
         "memory"
     }
 
+    /// How many threads run a kernel's iterations at once here (a program reads it as `device_threads()`): the
+    /// worker threads of a CPU, the threads of a full launch's grid on a GPU. Programs use it to choose between
+    /// strategies whose costs differ by about that factor, as `bfs_do` does for a hub's edges.
+    fn parallel_threads(&self) -> u64;
+
     /// Whether a `degree_ordered` program's graph is numbered by degree on this device (where GAP's rule says it
     /// pays). The CPU does: its triangle count ran 1.4–1.6× faster on Kronecker graphs (the hubs' rows together in
     /// cache). A GPU keeps the input's numbering: there the count by degree rank on it was faster (kron22 on an
@@ -242,14 +247,18 @@ pub trait Device {
 }
 
 /// Inside an `impl Device for W`, where `W` wraps another device in field `$inner`: the memory methods of the
-/// trait (`memory_limit`, `alloc_zeroed`, `alloc_from` and its 32-bit form, the graph's arrays, `read`, `write`, `fill`), forwarded
-/// to it, so a wrapper (an instrumented or scripted device: the tests have several) writes only the methods it
+/// trait (`memory_limit`, `alloc_zeroed`, `alloc_from` and its 32-bit form, the graph's arrays, `read`, `write`,
+/// `fill`) and `parallel_threads`, forwarded to it, so a wrapper (an instrumented or scripted device: the tests have several) writes only the methods it
 /// changes. `W::Buffer` must be the inner device's buffer type.
 #[macro_export]
-macro_rules! forward_device_memory {
+macro_rules! forward_device_basics {
     ($inner:ident) => {
         fn memory_limit(&self) -> Option<u64> {
             self.$inner.memory_limit()
+        }
+
+        fn parallel_threads(&self) -> u64 {
+            self.$inner.parallel_threads()
         }
 
         fn alloc_zeroed(&mut self, what: &str, len: u64, size: usize) -> Result<Self::Buffer, $crate::RunError> {

@@ -39,6 +39,8 @@ pub trait Env {
     fn num_nodes(&self) -> u64;
     fn num_edges(&self) -> u64;
     fn worklist_size(&self, w: usize) -> Result<u64, RunError>;
+    /// `device_threads()`: [`Device::parallel_threads`](crate::Device::parallel_threads) of the run's device.
+    fn device_threads(&self) -> Result<u64, RunError>;
     fn load(&self, global: usize, index: &[u64]) -> Result<u64, RunError>;
 }
 
@@ -66,6 +68,7 @@ pub fn eval(e: &HostExpr, env: &dyn Env) -> Result<u64, RunError> {
         HostExprKind::NumNodes => env.num_nodes(),
         HostExprKind::NumEdges => env.num_edges(),
         HostExprKind::WorklistSize(w) => env.worklist_size(*w)?,
+        HostExprKind::DeviceThreads => env.device_threads()?,
         HostExprKind::Load { global, index } => {
             let idx = index.iter().map(|i| eval(i, env)).collect::<Result<Vec<_>, _>>()?;
             env.load(*global, &idx)?
@@ -103,6 +106,10 @@ impl Env for StaticEnv<'_> {
 
     fn worklist_size(&self, _: usize) -> Result<u64, RunError> {
         Err(RunError::plan("a worklist size is used outside the plan (in an array size or a check's source)"))
+    }
+
+    fn device_threads(&self) -> Result<u64, RunError> {
+        Err(RunError::plan("device_threads() is used outside the plan (in an array size or a check's source)"))
     }
 
     fn load(&self, _: usize, _: &[u64]) -> Result<u64, RunError> {

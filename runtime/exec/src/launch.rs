@@ -52,6 +52,10 @@ impl<D: Device> Env for BoundsEnv<'_, '_, D> {
         self.machine.worklist_size(w)
     }
 
+    fn device_threads(&self) -> Result<u64, RunError> {
+        self.machine.device_threads()
+    }
+
     fn load(&self, global: usize, index: &[u64]) -> Result<u64, RunError> {
         self.machine.load(global, index)
     }

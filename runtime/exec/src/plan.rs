@@ -80,6 +80,10 @@ impl<D: Device> Env for Machine<'_, D> {
         Ok(self.worklist(w)?.count)
     }
 
+    fn device_threads(&self) -> Result<u64, RunError> {
+        Ok(self.dev.parallel_threads())
+    }
+
     fn load(&self, global: usize, index: &[u64]) -> Result<u64, RunError> {
         let g = self.global(global)?;
         let i = g.linear(index)?;

@@ -26,7 +26,7 @@ struct Scripted<'k> {
 impl Device for Scripted<'_> {
     type Buffer = irgc_runtime::memory::Buffer;
 
-    irgc_runtime::forward_device_memory!(cpu);
+    irgc_runtime::forward_device_basics!(cpu);
 
     fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
         self.cpu.launch(k, desc, ctx, size)

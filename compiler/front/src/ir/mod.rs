@@ -30,7 +30,7 @@
 //! 3. `Break` and `Continue` appear only inside `Loop` or `For`; `Return` only in functions, with the declared type.
 //! 4. Device-only statements appear only in kernels and functions and host-only statements only in the plan (by
 //!    construction: [`DeviceOp`] and [`PlanOp`] are different types); the plan-only expressions (`WorklistSize`,
-//!    `HostLoad`) only in the plan; a `ForAll`/`ForTile` only in kernels, and not inside a serial loop; `Barrier`
+//!    `DeviceThreads`, `HostLoad`) only in the plan; a `ForAll`/`ForTile` only in kernels, and not inside a serial loop; `Barrier`
 //!    and shared arrays only inside a `ForTile`; `Reduce` only in a kernel that declares a reduction, with its
 //!    type.
 //! 5. Device functions do not call themselves, directly or indirectly.
@@ -380,6 +380,10 @@ pub enum ExprKind {
     Graph(GraphQuery),
     /// The number of items in a worklist (plan only), `u64`.
     WorklistSize(Handle<Worklist>),
+    /// `device_threads()` (plan only), `u64`: how many threads the run's device spreads a kernel's iterations over
+    /// at once (`irgc_exec::Device::parallel_threads`), for a program to choose between strategies whose costs differ by
+    /// that much (one thread per hub against a sweep of every edge).
+    DeviceThreads,
     /// An element of a device array read by the host (plan only).
     HostLoad {
         global: Handle<Global>,

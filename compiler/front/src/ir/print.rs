@@ -430,6 +430,7 @@ impl Printer<'_> {
                 GraphQuery::EndEdge(x) => format!("G.end_edge({})", self.expr(ctx, *x)),
             },
             ExprKind::WorklistSize(w) => format!("{}.size()", self.m.worklists[*w].name),
+            ExprKind::DeviceThreads => "device_threads()".into(),
         }
     }
 }

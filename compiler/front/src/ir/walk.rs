@@ -113,7 +113,11 @@ pub fn visit_expr(exprs: &Arena<Expr>, e: Handle<Expr>, f: &mut impl FnMut(&Expr
     f(expr);
     let mut go = |h: &Handle<Expr>| visit_expr(exprs, *h, f);
     match &expr.kind {
-        ExprKind::Literal(_) | ExprKind::Local(_) | ExprKind::Param(_) | ExprKind::WorklistSize(_) => {}
+        ExprKind::Literal(_)
+        | ExprKind::Local(_)
+        | ExprKind::Param(_)
+        | ExprKind::WorklistSize(_)
+        | ExprKind::DeviceThreads => {}
         ExprKind::Load { index, .. } | ExprKind::HostLoad { index, .. } => index.iter().for_each(go),
         ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => go(arg),
         ExprKind::Binary { left, right, .. } => {

@@ -277,6 +277,11 @@ impl Validator<'_> {
                     self.err(span, "worklist size: bad worklist, type or place");
                 }
             }
+            ExprKind::DeviceThreads => {
+                if ty != Scalar::U64 || at != Where::Plan {
+                    self.err(span, "device_threads(): bad type or place");
+                }
+            }
         }
     }
 

@@ -133,6 +133,9 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
         if MATH_FNS.contains(&name) {
             return self.math(name, args, span, expect);
         }
+        if name == "device_threads" && !self.sema.symbols.contains_key(name) {
+            return self.device_threads(args, span);
+        }
         if let Some(&(_, op)) = ATOMICS.iter().find(|(n, _)| *n == name) {
             let (elem, _) = self.atomic(op, args, span, true)?;
             return Some(elem);
@@ -171,6 +174,22 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                 None
             }
         }
+    }
+
+    /// `device_threads()`: the plan's view of how many threads run a kernel's iterations at once on the device.
+    fn device_threads(&mut self, args: &[ast::Expr], span: Span) -> Option<Handle<Expr>> {
+        if self.is_device() {
+            self.error(
+                Diagnostic::error(span, "`device_threads()` is only known to the plan")
+                    .label("not available in device code")
+                    .note("read it in the plan and pass it to the kernel as an argument"),
+            );
+            return None;
+        }
+        if !self.arity("`device_threads`", args, 0, span) {
+            return None;
+        }
+        Some(self.add(ExprKind::DeviceThreads, Scalar::U64, span))
     }
 
     pub(super) fn math(
