@@ -133,7 +133,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
         if MATH_FNS.contains(&name) {
             return self.math(name, args, span, expect);
         }
-        if name == "device_threads" && !self.sema.symbols.contains_key(name) {
+        if self.is_device_threads(f) {
             return self.device_threads(args, span);
         }
         if let Some(&(_, op)) = ATOMICS.iter().find(|(n, _)| *n == name) {
@@ -174,6 +174,11 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                 None
             }
         }
+    }
+
+    /// Whether a call of `f` is the builtin `device_threads()` (a program may declare its own of that name).
+    pub(super) fn is_device_threads(&self, f: &Ident) -> bool {
+        f.node == "device_threads" && !self.sema.symbols.contains_key("device_threads")
     }
 
     /// `device_threads()`: the plan's view of how many threads run a kernel's iterations at once on the device.

@@ -420,7 +420,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
             AK::Call(f, args) if f.node == "print" && !self.sema.symbols.contains_key("print") => {
                 self.print(args, span)
             }
-            AK::Call(f, args) if !MATH_FNS.contains(&f.node.as_str()) => {
+            AK::Call(f, args) if !MATH_FNS.contains(&f.node.as_str()) && !self.is_device_threads(f) => {
                 let name = f.node.as_str();
                 if let Some(&(_, op)) = ATOMICS.iter().find(|(n, _)| *n == name) {
                     let _ = self.atomic(op, args, span, false);
