@@ -13,13 +13,6 @@ const TC: &str = "programs/tc/tc.irg";
 const TC_PER_NODE: &str = "programs/tc/tc_per_node.irg";
 const BC: &str = "programs/bc/bc.irg";
 
-/// The value of `print     NAME = VALUE` in a run's summary.
-fn printed(stdout: &str, name: &str) -> String {
-    let prefix = format!("print     {name} = ");
-    let line = stdout.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no {name}:\n{stdout}"));
-    line[prefix.len()..].split_whitespace().next().unwrap().to_string()
-}
-
 #[test]
 fn every_gap_program_verifies_on_small_real_graphs() {
     // wiki-Vote and p2p-31 are directed (PageRank and BC follow their arcs, TC symmetrizes them), the others
@@ -111,8 +104,7 @@ fn triangles_ordered_by_degree_or_by_id_agree() {
     // by degree forced, still takes `orient` and `count`.
     let launched = |graph: &str, extra: &[&str]| {
         let out = run_verified(TC, graph, &[&["--stats"], extra].concat());
-        ["degree_rises", "orient", "count", "count_by_id"]
-            .map(|k| out.lines().any(|l| l.split_whitespace().nth(1) == Some(k)))
+        ["degree_rises", "orient", "count", "count_by_id"].map(|k| launched_kernel(&out, k))
     };
     assert_eq!(launched("gen:rmat:scale=12,ef=16,seed=7", &[]), [true, false, false, true]);
     assert_eq!(launched("gen:er:scale=12,deg=24,seed=2", &["--param", "order=1"]), [true, true, true, false]);

@@ -77,12 +77,12 @@ fn bfs_do_weighs_hubs_against_the_devices_threads() {
     let launched = |extra: &[&str]| {
         let args = [&["--threads", "2", "--stats", "--param", "source=5"], extra].concat();
         let out = run_verified("programs/bfs/bfs_do.irg", "gen:rmat:scale=14,ef=16,seed=3", &args);
-        out.lines().any(|l| l.split_whitespace().nth(1) == Some("top_down_edges"))
+        launched_kernel(&out, "top_down_edges")
     };
     assert!(!launched(&[]));
     assert!(launched(&["--param", "spread=1000000"]));
     let out = irgc(&["run", "tests/ui/ok/device_threads.irg", "--graph", "gen:grid:w=8,h=8", "--threads", "3"]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("print     t = 3"), "{out:?}");
+    assert_eq!(printed(&String::from_utf8_lossy(&out.stdout), "t"), "3", "{out:?}");
 }
 
 #[test]

@@ -101,6 +101,18 @@ pub fn caught(program: &str, from: &str, to: &str, graph: &str, extra: &[&str]) 
     err
 }
 
+/// The value of `print     NAME = VALUE` in a run's summary.
+pub fn printed(stdout: &str, name: &str) -> String {
+    let prefix = format!("print     {name} = ");
+    let line = stdout.lines().find(|l| l.starts_with(&prefix)).unwrap_or_else(|| panic!("no {name}:\n{stdout}"));
+    line[prefix.len()..].split_whitespace().next().unwrap().to_string()
+}
+
+/// Whether a run's `--stats` table lists a launch of `kernel` (its second column).
+pub fn launched_kernel(stdout: &str, kernel: &str) -> bool {
+    stdout.lines().any(|l| l.split_whitespace().nth(1) == Some(kernel))
+}
+
 /// Reads a reference answer file of the shared data: `vertex value` per line.
 pub fn reference(name: &str) -> HashMap<String, String> {
     let mut text = String::new();
