@@ -13,10 +13,12 @@
 //! the kernel ABI requires. A grid barrier follows every step.
 //!
 //! The grid barrier needs every block resident at once: the runtime launches the entry cooperatively. It is the
-//! classic one: `bar.sync`; thread 0 of each block fences (`membar.gl`), reads the generation, arrives with an
-//! atomic add, and either (last arrival) resets the count, fences and bumps the generation, or spins until the
-//! generation changes, then fences again; `bar.sync`. The fences make every write before the barrier visible to
-//! every read after it, at GPU scope (they also drop stale L1 lines).
+//! one CUDA's cooperative groups use: `bar.sync`; thread 0 of each block fences (`membar.gl`) and arrives with one
+//! atomic add on a single word, chosen so that the last arrival flips the word's top bit, spins until it sees the
+//! flip, and fences again; `bar.sync`. The fences make every write before the barrier visible to every read after
+//! it, at GPU scope (they also drop stale L1 lines). One atomic and one polled word a block (an earlier version
+//! also kept a generation word that the last arrival reset and bumped) made the round-bound pipes 3–7% faster on
+//! an H200: road FLA `bfs_worklist` 13.0 → 12.4 ms, `sssp_nearfar` 34.0 → 31.5, grid2k 31.9 → 30.7 and 62.8 → 59.1.
 //!
 //! The loop's exit is decided by every thread from values that cannot change while it decides: the round count
 //! (a register) and the current push count, which nobody pushes into during the round (pushes go to the next
@@ -632,12 +634,6 @@ impl<'c> Lower<'c, '_> {
         Ok(v.into_int_value())
     }
 
-    /// Stores a `u64` word that other blocks poll, volatile.
-    fn volatile_store(&mut self, addr: PointerValue<'c>, v: IntValue<'c>) -> Result<(), PtxError> {
-        let st = self.b.build_store(addr, v)?;
-        st.set_volatile(true).map_err(|e| PtxError::Llvm(e.to_string()))
-    }
-
     fn rotating_addr(
         &mut self,
         state: PointerValue<'c>,
@@ -829,40 +825,29 @@ impl<'c> Lower<'c, '_> {
         let tid = self.sreg("tid")?;
         let lead = self.b.build_int_compare(IntPredicate::EQ, tid, i64t.const_zero(), "lead")?;
         let nblocks = self.sreg("nctaid")?;
+        let ctaid = self.sreg("ctaid")?;
         self.if_else(
             lead,
             |me| {
-                fence(me)?;
-                let gen_ptr = me.fixed_word(state, PipeState::BARRIER_GEN)?;
+                // Block 0 adds 2^63 - (blocks - 1), every other block 1: once all have arrived the count has grown
+                // by exactly 2^63, so its top bit has flipped and its low bits are back where they were.
+                let top = i64t.const_int(1 << 63, false);
+                let first = me.b.build_int_compare(IntPredicate::EQ, ctaid, i64t.const_zero(), "")?;
+                let others = me.b.build_int_sub(nblocks, i64t.const_int(1, false), "")?;
+                let first_adds = me.b.build_int_sub(top, others, "")?;
+                let adds = me.b.build_select(first, first_adds, i64t.const_int(1, false), "")?.into_int_value();
                 let count_ptr = me.fixed_word(state, PipeState::BARRIER_COUNT)?;
-                let gen = me.volatile_load(gen_ptr, "gen")?;
-                let old = me.b.build_atomicrmw(
-                    AtomicRMWBinOp::Add,
-                    count_ptr,
-                    i64t.const_int(1, false),
-                    AtomicOrdering::Monotonic,
-                )?;
-                let last_n = me.b.build_int_sub(nblocks, i64t.const_int(1, false), "")?;
-                let last = me.b.build_int_compare(IntPredicate::EQ, old, last_n, "last")?;
-                me.if_else(
-                    last,
-                    |me| {
-                        me.volatile_store(count_ptr, i64t.const_zero())?;
-                        fence(me)?;
-                        let bumped = me.b.build_int_add(gen, i64t.const_int(1, false), "")?;
-                        me.volatile_store(gen_ptr, bumped)
-                    },
-                    |me| {
-                        let (spin, done) = (me.block("gridbar.spin"), me.block("gridbar.done"));
-                        me.b.build_unconditional_branch(spin)?;
-                        me.b.position_at_end(spin);
-                        let now = me.volatile_load(gen_ptr, "")?;
-                        let same = me.b.build_int_compare(IntPredicate::EQ, now, gen, "")?;
-                        me.b.build_conditional_branch(same, spin, done)?;
-                        me.b.position_at_end(done);
-                        Ok(())
-                    },
-                )?;
+                fence(me)?;
+                let old = me.b.build_atomicrmw(AtomicRMWBinOp::Add, count_ptr, adds, AtomicOrdering::Monotonic)?;
+                let (spin, done) = (me.block("gridbar.spin"), me.block("gridbar.done"));
+                me.b.build_unconditional_branch(spin)?;
+                me.b.position_at_end(spin);
+                let now = me.volatile_load(count_ptr, "")?;
+                let changed = me.b.build_xor(now, old, "")?;
+                let flipped = me.b.build_and(changed, top, "")?;
+                let waiting = me.b.build_int_compare(IntPredicate::EQ, flipped, i64t.const_zero(), "")?;
+                me.b.build_conditional_branch(waiting, spin, done)?;
+                me.b.position_at_end(done);
                 fence(me)
             },
             |_| Ok(()),

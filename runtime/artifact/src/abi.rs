@@ -50,10 +50,10 @@ use crate::program::Artifact;
 pub struct PipeState;
 
 impl PipeState {
-    /// Grid-barrier arrivals (`u32` in the low half); the runtime writes 0.
+    /// The grid barrier's word: arrivals in the low bits, the top bit flipped by each barrier's last arrival;
+    /// the runtime writes 0.
     pub const BARRIER_COUNT: usize = 0;
-    /// Grid-barrier generation (`u32` in the low half), bumped by the last arrival.
-    pub const BARRIER_GEN: usize = 1;
+    // Word 1 is unused (it was the grid barrier's generation word); the words below keep their places.
     /// In: the most rounds the kernel may run.
     pub const MAX_ROUNDS: usize = 2;
     /// Out: the rounds it ran.
