@@ -85,3 +85,28 @@ fn bench_shows_a_quality_column() {
     }
     assert_eq!(cell("bfs_worklist"), "-", "{stdout}");
 }
+
+/// Louvain's rounds end when a round's moves gain less than `tolerance` modularity in total (ν-Louvain's rule):
+/// fewer sweeps than running until no node moves, for a modularity within 0.01 of it; `tolerance=0` is the old
+/// rule, whose last round moves nothing.
+#[test]
+fn louvains_tolerance_ends_the_rounds_that_gain_little() {
+    let graph = data("astro-ph.graph.xz");
+    let sweeps_and_q = |program: &str, extra: &[&str]| {
+        let mut args = vec!["--threads", "1", "--stats"];
+        args.extend_from_slice(extra);
+        let out = run_verified(program, &graph, &args);
+        let sweeps: Vec<&str> = out.lines().filter(|l| l.split_whitespace().nth(1) == Some("move_nodes")).collect();
+        let q = number_after(out.lines().find(|l| l.starts_with("verify")).unwrap(), ", modularity ");
+        (sweeps.iter().map(|l| l.to_string()).collect::<Vec<_>>(), q)
+    };
+    for program in ["programs/louvain/louvain_local.irg", "programs/louvain/louvain.irg"] {
+        let (early, q_early) = sweeps_and_q(program, &[]);
+        let (all, q_all) = sweeps_and_q(program, &["--param", "tolerance=0"]);
+        assert!(early.len() < all.len(), "{program}: {} sweeps with the tolerance, {} without", early.len(), all.len());
+        assert!((q_early - q_all).abs() < 0.01, "{program}: Q {q_early} against {q_all}");
+        // The last sweep without a tolerance moved nothing: its reduction (the gains' sum) is 0.
+        let last = all.last().unwrap().split_whitespace().collect::<Vec<_>>();
+        assert_eq!(last[last.len() - 2], "0", "{program}: {}", all.last().unwrap());
+    }
+}
