@@ -28,7 +28,7 @@ pub fn fit_graph(artifact: &Artifact, graph: &Csr, graph_name: &str, renumbers: 
     let mut notes = Vec::new();
     let mut changed: Option<Csr> = None;
     if desc.undirected {
-        if let Some((u, v)) = graph.missing_reverse() {
+        if let Some((u, v)) = graph.missing_reverse_kept() {
             let (lu, lv) = (graph.labels.label(u), graph.labels.label(v));
             let before = graph.num_edges();
             let sym = graph.symmetrized();

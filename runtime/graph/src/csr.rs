@@ -171,6 +171,8 @@ struct Derived {
     weights: Mutex<Vec<(Weights, &'static str, Shared<u32>)>>,
     /// The graph numbered by degree ([`Csr::degree_ordered`]), with the row offsets and edges it came from.
     renumbered: Mutex<Option<KeptRenumbering>>,
+    /// The symmetry check's verdict ([`Csr::missing_reverse_kept`]), with the row offsets and edges it is about.
+    symmetry: Mutex<Option<KeptVerdict>>,
     /// The graph's file in the graph cache, where it came from one ([`Csr::keep_derived_beside`]), with the
     /// arrays that were read from it.
     cache_file: Option<CacheFile>,
@@ -181,16 +183,20 @@ type CacheFile = (PathBuf, Shared<u64>, Shared<u32>, Option<Weights>);
 
 /// A kept [`Renumbered`] graph, with the row offsets, edges and weights it was computed from.
 type KeptRenumbering = (Shared<u64>, Shared<u32>, Option<Weights>, Arc<Renumbered>);
+/// The row offsets and edges a symmetry verdict is about, and the verdict (an edge without its reverse, if any).
+type KeptVerdict = (Shared<u64>, Shared<u32>, Option<(u32, u32)>);
 
 impl Clone for Derived {
     fn clone(&self) -> Derived {
         let sources = self.sources.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let weights = self.weights.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let renumbered = self.renumbered.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let symmetry = self.symmetry.lock().unwrap_or_else(|e| e.into_inner()).clone();
         Derived {
             sources: Mutex::new(sources),
             weights: Mutex::new(weights),
             renumbered: Mutex::new(renumbered),
+            symmetry: Mutex::new(symmetry),
             cache_file: self.cache_file.clone(),
         }
     }
@@ -299,6 +305,20 @@ impl Csr {
         let r = Arc::new(compute(self));
         *kept = Some((self.row_start.clone(), self.col.clone(), wanted.cloned(), r.clone()));
         r
+    }
+
+    /// The verdict `compute` gives on this graph's edges, computed once per graph and kept with it (see `Derived`):
+    /// what [`Csr::missing_reverse_kept`] (in `cache.rs`, which also keeps it on disk) returns.
+    pub(crate) fn kept_symmetry(&self, compute: impl FnOnce(&Csr) -> Option<(u32, u32)>) -> Option<(u32, u32)> {
+        let mut kept = self.derived.symmetry.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((rows, cols, verdict)) = &*kept {
+            if Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col) {
+                return *verdict;
+            }
+        }
+        let verdict = compute(self);
+        *kept = Some((self.row_start.clone(), self.col.clone(), verdict));
+        verdict
     }
 
     /// The weights converted to the 32-bit type named `ty` by `convert`, which runs once per graph and type: later

@@ -297,6 +297,44 @@ fn the_numbering_by_degree_is_kept_beside_the_cache_file() {
 }
 
 #[test]
+fn the_symmetry_verdict_is_kept_beside_the_cache_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache_dir = dir.path().join("cache");
+    let opts = LoadOptions::default();
+    for (name, g) in [("directed.el", directed(None)), ("undirected.el", undirected(false))] {
+        let input = dir.path().join(name);
+        write_graph(&g, Format::EdgeList, &input).unwrap();
+        let load = || load_graph_cached(&input, &opts, &cache_dir, &mut |_, _| {}).unwrap().0;
+        let cache = cache_path(&input, &opts, &cache_dir).unwrap();
+        let kept = cache.with_extension("symmetry");
+
+        // The first run computes the verdict and keeps it; a later process gets the same one.
+        let first = load();
+        let truth = first.missing_reverse();
+        assert_eq!(first.missing_reverse_kept(), truth, "{name}");
+        assert!(kept.exists(), "{name}");
+        assert_eq!(load().missing_reverse_kept(), truth, "{name}");
+        assert_eq!(truth.is_none(), name.starts_with("undirected"), "{name}");
+
+        // The kept verdict is what a later process reads (here a planted one, under the cache's own checksum)...
+        let bytes = std::fs::read(&cache).unwrap();
+        let sum = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
+        std::fs::write(&kept, format!("irgc symmetry 1\n{sum:016x}\nmissing 1 0\n")).unwrap();
+        assert_eq!(load().missing_reverse_kept(), Some((1, 0)), "{name}");
+        // ...but one naming other contents, or damaged, is a miss: computed again and rewritten.
+        for bad in [format!("irgc symmetry 1\n{:016x}\nsymmetric\n", sum ^ 1), "irgc symmetry 1\n".to_string()] {
+            std::fs::write(&kept, bad).unwrap();
+            assert_eq!(load().missing_reverse_kept(), truth, "{name}");
+            assert!(std::fs::read_to_string(&kept).unwrap().contains(&format!("{sum:016x}")), "{name}: rewritten");
+        }
+        // A graph changed after loading is another graph: its verdict is its own.
+        let mut changed = load();
+        changed.col.make_mut()[0] = 4;
+        assert_eq!(changed.missing_reverse_kept(), changed.missing_reverse(), "{name}");
+    }
+}
+
+#[test]
 fn cache_is_reused_and_damage_is_detected() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("g.mtx.gz");
