@@ -96,9 +96,9 @@ fn louvains_tolerance_ends_the_rounds_that_gain_little() {
         let mut args = vec!["--threads", "1", "--stats"];
         args.extend_from_slice(extra);
         let out = run_verified(program, &graph, &args);
-        let sweeps: Vec<&str> = out.lines().filter(|l| l.split_whitespace().nth(1) == Some("move_nodes")).collect();
         let q = number_after(out.lines().find(|l| l.starts_with("verify")).unwrap(), ", modularity ");
-        (sweeps.iter().map(|l| l.to_string()).collect::<Vec<_>>(), q)
+        let sweeps = out.lines().filter(|l| l.split_whitespace().nth(1) == Some("move_nodes")).map(String::from);
+        (sweeps.collect::<Vec<_>>(), q)
     };
     for program in ["programs/louvain/louvain_local.irg", "programs/louvain/louvain.irg"] {
         let (early, q_early) = sweeps_and_q(program, &[]);

@@ -73,13 +73,19 @@ impl Checksum {
 /// Writes `g` as a cache file at `path`, atomically (a temporary file renamed into place), so a crash or a
 /// concurrent reader never sees half a cache.
 pub fn save_cache(g: &Csr, path: &Path) -> Result<(), WriteError> {
+    write_atomically(path, |tmp| write_cache(g, tmp))
+        .map_err(|source| WriteError::Io { path: path.to_path_buf(), source })
+}
+
+/// Has `write` write a temporary file beside `path` and renames it into place; on failure the temporary file is
+/// removed and `path` left as it was.
+fn write_atomically(path: &Path, write: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let io_err = |source| WriteError::Io { path: path.to_path_buf(), source };
-    let result = write_cache(g, &tmp).and_then(|()| std::fs::rename(&tmp, path));
+    let result = write(&tmp).and_then(|()| std::fs::rename(&tmp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map_err(io_err)
+    result
 }
 
 /// `u32`s two to a little-endian word (the first in the low half); an odd last one is padded with zeros.
@@ -406,9 +412,7 @@ impl Csr {
         let csr = Csr::new(kept.row_start, kept.col, kept.weights, labels);
         Some(Renumbered { csr, rank, from_cache: true })
     }
-}
 
-impl Csr {
     /// [`Csr::missing_reverse`] (every run of an undirected program asks it), computed once per graph and kept with
     /// it, and, for a graph loaded through the graph cache, kept beside its cache file so that a later process
     /// reads the verdict instead of building the transpose again (kron22 on two cores: 2.8 s a run, uncounted
@@ -468,11 +472,7 @@ fn write_verdict(path: &Path, sum: u64, verdict: Option<(u32, u32)>) -> io::Resu
         None => "symmetric".to_string(),
         Some((u, v)) => format!("missing {u} {v}"),
     };
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, format!("{VERDICT_MAGIC}\n{sum:016x}\n{what}\n"))?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
+    write_atomically(path, |tmp| std::fs::write(tmp, format!("{VERDICT_MAGIC}\n{sum:016x}\n{what}\n")))
 }
 
 /// Where the renumbering of the graph cached at `cache_file` is kept: beside it, named after it (so a changed

@@ -270,6 +270,12 @@ impl Csr {
         self.derived.cache_file = Some((cache_file.to_path_buf(), arrays.0, arrays.1, arrays.2));
     }
 
+    /// Whether `rows` and `cols` are still this graph's row offsets and edges (not copies: see `Derived`), so that
+    /// what was kept about them holds for it.
+    fn has_edges(&self, rows: &Shared<u64>, cols: &Shared<u32>) -> bool {
+        Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col)
+    }
+
     /// The graph's file in the graph cache, if it came from one ([`Csr::keep_derived_beside`]) and its arrays are
     /// still the ones read from there (one changed in place, or new weights, make it another graph).
     pub(crate) fn cache_file(&self) -> Option<&Path> {
@@ -279,7 +285,7 @@ impl Csr {
             (Some(a), Some(b)) => Weights::same(a, b),
             _ => false,
         };
-        (Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col) && same_weights).then_some(path.as_path())
+        (self.has_edges(rows, cols) && same_weights).then_some(path.as_path())
     }
 
     /// The graph numbered by degree that `compute` gives, computed once per graph and kept with it (see
@@ -298,7 +304,7 @@ impl Csr {
                 (Some(a), Some(b)) => Weights::same(a, b),
                 _ => false,
             };
-            if Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col) && same_weights {
+            if self.has_edges(rows, cols) && same_weights {
                 return r.clone();
             }
         }
@@ -312,7 +318,7 @@ impl Csr {
     pub(crate) fn kept_symmetry(&self, compute: impl FnOnce(&Csr) -> Option<(u32, u32)>) -> Option<(u32, u32)> {
         let mut kept = self.derived.symmetry.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((rows, cols, verdict)) = &*kept {
-            if Shared::same(rows, &self.row_start) && Shared::same(cols, &self.col) {
+            if self.has_edges(rows, cols) {
                 return *verdict;
             }
         }
