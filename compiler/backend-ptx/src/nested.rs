@@ -49,6 +49,27 @@ pub(crate) struct NestedLoop<'a> {
     pub combine: &'a [Combined],
 }
 
+/// Whether a loop body may write memory: a store, an atomic, a push, or a call (whose callee may).
+fn writes_memory(block: &DeviceBlock) -> bool {
+    let mut any = false;
+    for s in block {
+        s.visit(&mut |s| {
+            any |= matches!(
+                s.kind,
+                StmtKind::Op(
+                    DeviceOp::Store { .. }
+                        | DeviceOp::Atomic { .. }
+                        | DeviceOp::Push { .. }
+                        | DeviceOp::Retry { .. }
+                        | DeviceOp::Reduce { .. }
+                        | DeviceOp::Call { .. }
+                )
+            )
+        });
+    }
+    any
+}
+
 /// Per device function of `m`: whether its body, or a function it calls (transitively), holds a nested loop with
 /// a schedule other than `thread`. Those, and the kernels and pipes that reach them, get a flat entry as well.
 pub(crate) fn scheduled_functions(m: &Module) -> Vec<bool> {
@@ -157,6 +178,13 @@ impl<'c> Lower<'c, '_> {
         let rank = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[before.into()])?);
         let count = int(self.call_intrinsic("llvm.ctpop.i32", i32t.into(), &[mask.into()])?);
         let (rank, count) = (self.b.build_int_z_extend(rank, i64t, "")?, self.b.build_int_z_extend(count, i64t, "")?);
+        // `bar.warp.sync` orders memory among the lanes it joins (`ballot`/`shfl` do not): what an owner stored
+        // before the loop is seen by its helpers, and what they stored or updated atomically (an append's slots,
+        // a bitmap) is seen by the owner after it. Loops that only read need neither.
+        let writes = writes_memory(lp.body);
+        if writes {
+            self.warp_sync(mask)?;
+        }
         self.warp_rounds(mask, lane, n_own, |me, o, is_owner| {
             let os = me.shfl(mask, start, o)?;
             let n = me.b.build_load(i64t, n_own, "")?.into_int_value();
@@ -183,6 +211,9 @@ impl<'c> Lower<'c, '_> {
             }
             Ok(())
         })?;
+        if writes {
+            self.warp_sync(mask)?;
+        }
         self.restore(&saved)?;
         for ((c, &(_, own)), &a) in lp.combine.iter().zip(&saved_comb).zip(&acc) {
             let ty = self.scalar_of(c.local)?;
@@ -356,6 +387,15 @@ impl<'c> Lower<'c, '_> {
         self.converge_warp()?;
         let i32t = self.c.i32_type();
         Ok(self.call_intrinsic("llvm.nvvm.barrier0.or", i32t.into(), &[v.into()])?.into_int_value())
+    }
+
+    /// `bar.warp.sync mask`: the lanes of `mask` wait for each other, and their memory accesses before it are
+    /// ordered before those after it.
+    fn warp_sync(&mut self, mask: IntValue<'c>) -> Result<(), PtxError> {
+        let i32t = self.c.i32_type();
+        let f = self.intrinsic("llvm.nvvm.bar.warp.sync", None, &[i32t.into()]);
+        self.b.build_call(f, &[mask.into()], "")?;
+        Ok(())
     }
 
     fn converge_warp(&mut self) -> Result<(), PtxError> {

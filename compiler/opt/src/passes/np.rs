@@ -10,11 +10,14 @@
 //! - every local it assigns is either private to an iteration (not used outside the loop, and assigned before
 //!   it is read in each iteration — a `let` or `var` of the body), or *combined*: updated only as `x = x op v`
 //!   with `op` one of `+`, `min`, `max`, `|`/`||`, `&`/`&&`, and read nowhere else in the loop (sums, counts,
-//!   bitmasks, minima; first-found searches with `break`, argmax with a tie rule, and counters used as indices are
-//!   not combinations, and keep the loop serial);
+//!   bitmasks, minima; first-found searches with `break`, argmax with a tie rule, and running counters used as
+//!   indices are not combinations, and keep the loop serial; a counter that is an atomic's slot is, see below);
 //! - an array it stores to is neither read nor updated atomically in the loop, and the index of every such store
-//!   is one-to-one in the loop variable (`x`, `x + k`, `(k + x as u64) as edge`, ...), so no two iterations
-//!   write the same element; it calls no function that stores to an array. Atomic updates and pushes are
+//!   is one-to-one in the loop variable (`x`, `x + k`, `(k + x as u64) as edge`, ...) or in a *slot* (a local
+//!   whose only write in the body is the old value of an `atomic_add` of a positive constant: an append, `let p =
+//!   atomic_add(count[v], 1); list[f + p] = u;`, whose iterations take distinct slots in whatever order the
+//!   atomics run), so no two iterations write the same element (two stores to one array must then use the same
+//!   index expression); it calls no function that stores to an array. Atomic updates and pushes are
 //!   allowed: iterations of one loop then race as the sweep's threads already do (the program must not rely on
 //!   the order of its own loop's atomics, exactly as it cannot rely on the order of the sweep's threads).
 //!
@@ -26,6 +29,10 @@
 //! synccheck, cause not found yet), and a sweep that keeps a serial loop besides its scheduled ones (the block
 //! would wait at every barrier for its slowest thread).
 //!
+//! Before that, a loop of a device function whose only exits are `return K` (one literal) and which writes nothing
+//! is rewritten to run every iteration and combine *whether* one would have returned ([`exits_to_or`]), where the
+//! rewritten loop then qualifies.
+//!
 //! What it does not do: split a loop around a `break` (first-found) or turn an argmax into a combination; the
 //! fine-grained third level of TWC (short ranges spread edge by edge over the block by a prefix sum) is not
 //! generated: short ranges stay in their thread; nothing in `forall tile` kernels; nothing on the CPU, whose
@@ -34,10 +41,11 @@
 
 use crate::{Options, Remark};
 use irgc_front::analysis::function_has;
+use irgc_front::ir::arena::Arena;
 use irgc_front::ir::walk::{combine_use, expr_locals, visit_expr, CombineUse};
 use irgc_front::ir::{
-    ArrayRef, BinaryOp, Combined, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind, Handle, Local,
-    LocalType, Module, Schedule, Space, Statement, StmtKind,
+    ArrayRef, AtomicOp, BinaryOp, Combined, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind, Handle,
+    Literal, Local, LocalType, Module, Scalar, Schedule, Space, Statement, StmtKind,
 };
 use irgc_front::span::Span;
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,6 +62,25 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     let global_names: Vec<String> = m.globals.iter().map(|(_, g)| format!("@{}", g.name)).collect();
     let names = Names { functions: &fn_names, globals: &global_names };
     let mut changed = 0;
+    // Writes of any kind (stores, atomics, pushes), for the early-return rewrite.
+    let writes = |s: &DeviceStmt| {
+        matches!(
+            s.kind,
+            StmtKind::Op(
+                DeviceOp::Store { .. }
+                    | DeviceOp::Atomic { .. }
+                    | DeviceOp::Push { .. }
+                    | DeviceOp::Retry { .. }
+                    | DeviceOp::Reduce { .. }
+                    | DeviceOp::Barrier
+            )
+        )
+    };
+    let write_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, writes)).collect();
+    for (_, f) in m.functions.iter_mut() {
+        let what = format!("function `{}`", f.name);
+        exits_to_or(&mut f.body, &store_fns, &write_fns, names, &what, remarks);
+    }
     for (_, k) in m.kernels.iter_mut() {
         let what = format!("kernel `{}`", k.name);
         let mentions = mentions(&k.body, &k.body.block);
@@ -84,6 +111,192 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
         f.body.block = block;
     }
     changed
+}
+
+/// A step of a path from a block to a statement nested in it: the statement's index and which of its blocks.
+type Path = Vec<(usize, usize)>;
+
+/// Rewrites each serial loop of a function that leaves only by `return K` (one literal `K` for all its exits) and
+/// otherwise writes nothing that outlives an iteration (no store, atomic or push, no call of a function that does)
+/// into a loop without an exit: `found = false; for .. { .. found = found || true .. }; if found { return K; }`.
+/// Running the iterations after the first exit changes nothing anyone can see, and the loop then qualifies for a
+/// schedule, with `found` combined by or (a first-found search that only asks *whether*). Done only where the
+/// rewritten loop qualifies: elsewhere the early exit is kept (it is what makes a serial loop cheap).
+fn exits_to_or(
+    body: &mut DeviceBody,
+    store_fns: &[bool],
+    write_fns: &[bool],
+    names: Names<'_>,
+    what: &str,
+    remarks: &mut Vec<Remark>,
+) {
+    let mut tried: Vec<Span> = Vec::new();
+    while let Some(path) = exiting_loop(&body.exprs, &body.block, &tried, write_fns) {
+        let (block, i) = at_path(&mut body.block, &path);
+        let span = block[i].span;
+        tried.push(span);
+        let mut new = body.clone();
+        let (block, i) = at_path(&mut new.block, &path);
+        let StmtKind::For { var, body: lb, .. } = &mut block[i].kind else { continue };
+        let var = *var;
+        let mut lb2 = std::mem::take(lb);
+        let mut exit = None;
+        let found = new.locals.append(Local { name: "found".into(), ty: LocalType::Scalar(Scalar::Bool), span });
+        let lit = |new: &mut DeviceBody, v: bool| {
+            new.exprs.append(Expr { kind: ExprKind::Literal(Literal::Bool(v)), ty: Scalar::Bool, span })
+        };
+        let read = new.exprs.append(Expr { kind: ExprKind::Local(found), ty: Scalar::Bool, span });
+        let t = lit(&mut new, true);
+        let or = new.exprs.append(Expr {
+            kind: ExprKind::Binary { op: BinaryOp::Or, left: read, right: t },
+            ty: Scalar::Bool,
+            span,
+        });
+        replace_exits(&mut lb2, found, or, &mut exit);
+        let Some(value) = exit else { continue };
+        let (block, i) = at_path(&mut new.block, &path);
+        if let StmtKind::For { body: lb, .. } = &mut block[i].kind {
+            *lb = lb2;
+        }
+        let f = lit(&mut new, false);
+        let cond = new.exprs.append(Expr { kind: ExprKind::Local(found), ty: Scalar::Bool, span });
+        let back = new.exprs.append(new.exprs[value].clone());
+        let (block, i) = at_path(&mut new.block, &path);
+        block.insert(
+            i + 1,
+            Statement {
+                kind: StmtKind::If {
+                    cond,
+                    then: vec![Statement { kind: StmtKind::Op(DeviceOp::Return(Some(back))), span }],
+                    otherwise: Vec::new(),
+                },
+                span,
+            },
+        );
+        block.insert(i, Statement { kind: StmtKind::Assign { local: found, value: f }, span });
+        // Keep the rewrite only if the loop now qualifies.
+        let (block, i) = at_path(&mut new.block, &path);
+        let StmtKind::For { body: lb, .. } = &block[i + 1].kind else { continue };
+        let lb = lb.clone();
+        let mut sink = Vec::new();
+        let cx = Cx { body: &new, mentions: mentions(&new, &new.block), store_fns, names, what, remarks: &mut sink };
+        if cx.parallel(var, &lb).is_ok() {
+            let name = new.locals[var].name.clone();
+            let k = match &new.exprs[value].kind {
+                ExprKind::Literal(Literal::Bool(b)) => b.to_string(),
+                ExprKind::Literal(Literal::Int(v)) => v.to_string(),
+                _ => "its value".into(),
+            };
+            remarks.push(Remark {
+                span,
+                message: format!(
+                    "{what}: the loop over `{name}` leaves early only by `return {k}` and writes nothing: it runs \
+                     every iteration, combining whether one would have returned (`found`) by or, and returns {k} after"
+                ),
+            });
+            *body = new;
+        }
+    }
+}
+
+/// The path to the first serial loop not yet tried whose only exits are `return` of a literal (the same one), at
+/// the loop's own level (not inside a loop nested in it), and whose body writes nothing that outlives an iteration.
+fn exiting_loop(exprs: &Arena<Expr>, block: &DeviceBlock, tried: &[Span], write_fns: &[bool]) -> Option<Path> {
+    for (i, s) in block.iter().enumerate() {
+        match &s.kind {
+            StmtKind::For { body, .. } if !tried.contains(&s.span) && exits_only_by_literal(exprs, body, write_fns) => {
+                return Some(vec![(i, 0)]);
+            }
+            StmtKind::For { .. } => {}
+            k => {
+                for (j, b) in k.own_blocks().into_iter().enumerate() {
+                    if let Some(mut p) = exiting_loop(exprs, b, tried, write_fns) {
+                        p.insert(0, (i, j));
+                        return Some(p);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether a loop body leaves only by `return` of one literal (at least once), has no `break`/`continue` of its
+/// own, no nested loop with an exit, and writes nothing but locals.
+fn exits_only_by_literal(exprs: &Arena<Expr>, body: &DeviceBlock, write_fns: &[bool]) -> bool {
+    struct Walk<'a> {
+        exprs: &'a Arena<Expr>,
+        write_fns: &'a [bool],
+        values: Vec<(Literal, Scalar)>,
+        ok: bool,
+    }
+    impl Walk<'_> {
+        fn block(&mut self, b: &DeviceBlock, depth: usize) {
+            for s in b {
+                match &s.kind {
+                    StmtKind::Break | StmtKind::Continue if depth == 0 => self.ok = false,
+                    StmtKind::For { body, .. } => self.block(body, depth + 1),
+                    StmtKind::Loop { body, continuing, .. } => {
+                        self.block(body, depth + 1);
+                        self.block(continuing, depth + 1);
+                    }
+                    StmtKind::If { then, otherwise, .. } => {
+                        self.block(then, depth);
+                        self.block(otherwise, depth);
+                    }
+                    StmtKind::Op(DeviceOp::Return(Some(v))) if depth == 0 => match &self.exprs[*v].kind {
+                        ExprKind::Literal(l) => self.values.push((*l, self.exprs[*v].ty)),
+                        _ => self.ok = false,
+                    },
+                    StmtKind::Op(DeviceOp::Return(_)) => self.ok = false,
+                    StmtKind::Op(DeviceOp::Call { function, .. }) => self.ok &= !self.write_fns[function.index()],
+                    StmtKind::Op(_) if matches!(s.kind, StmtKind::Op(DeviceOp::Call { .. })) => {}
+                    StmtKind::Op(_) => self.ok = false,
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut w = Walk { exprs, write_fns, values: Vec::new(), ok: true };
+    w.block(body, 0);
+    w.ok && !w.values.is_empty() && w.values.iter().all(|v| *v == w.values[0])
+}
+
+/// Replaces every `return K` of a loop body (at its own level) by `found = found || true`; `exit` gets the first
+/// `K`'s expression (they are all the same literal: [`exits_only_by_literal`]).
+fn replace_exits(b: &mut DeviceBlock, found: Handle<Local>, or: Handle<Expr>, exit: &mut Option<Handle<Expr>>) {
+    for s in b.iter_mut() {
+        match &mut s.kind {
+            StmtKind::If { then, otherwise, .. } => {
+                replace_exits(then, found, or, exit);
+                replace_exits(otherwise, found, or, exit);
+            }
+            StmtKind::Op(DeviceOp::Return(Some(v))) => {
+                exit.get_or_insert(*v);
+                s.kind = StmtKind::Assign { local: found, value: or };
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The block holding the statement at `path`, and the statement's index in it.
+fn at_path<'b>(block: &'b mut DeviceBlock, path: &[(usize, usize)]) -> (&'b mut DeviceBlock, usize) {
+    let (&(i, j), rest) = path.split_first().expect("a path has a step");
+    if rest.is_empty() {
+        return (block, i);
+    }
+    let inner = own_blocks_mut(&mut block[i]).into_iter().nth(j).expect("the path names a block");
+    at_path(inner, rest)
+}
+
+fn own_blocks_mut(s: &mut DeviceStmt) -> Vec<&mut DeviceBlock> {
+    match &mut s.kind {
+        StmtKind::If { then, otherwise, .. } => vec![then, otherwise],
+        StmtKind::Loop { body, continuing, .. } => vec![body, continuing],
+        StmtKind::For { body, .. } => vec![body],
+        _ => Vec::new(),
+    }
 }
 
 /// A serial loop of the sweep's body outside its scheduled loops (or a call of a function with a loop), if any:
@@ -246,6 +459,8 @@ impl Cx<'_> {
         }
         // Memory: stores must not meet reads or atomics of the same array, nor repeat an index.
         let written: BTreeSet<Handle<Local>> = facts.written.iter().copied().collect();
+        let slots = facts.slots();
+        let distinct = |i: Handle<Expr>| one_to_one(b, i, &|l| l == var || slots.contains(&l), &written);
         for (array, index, _) in &facts.stores {
             let name = match array {
                 ArrayRef::Global(g) => self.names.globals[g.index()].clone(),
@@ -260,7 +475,8 @@ impl Cx<'_> {
             }
             // Two iterations may store to one element only if every store to the array writes the same value.
             let same_value = facts.stores.iter().filter(|s| s.0 == *array).all(|s| invariant(b, s.2, var, &written));
-            if !same_value && !index.iter().any(|&i| one_to_one(b, i, var, &written)) {
+            let same_index = facts.stores.iter().filter(|s| s.0 == *array).all(|s| same_exprs(b, &s.1, index));
+            if !(same_value || (same_index && index.iter().any(|&i| distinct(i)))) {
                 return Err(format!(
                     "two iterations may store different values to the same element of {name} (the order would matter)"
                 ));
@@ -281,6 +497,18 @@ struct Facts {
     atomics: BTreeSet<ArrayRef>,
     stores: Vec<(ArrayRef, Vec<Handle<Expr>>, Handle<Expr>)>,
     calls: BTreeSet<usize>,
+    /// Per local the body writes: each write, as a slot source ([`Write`]).
+    writes: BTreeMap<Handle<Local>, Vec<Write>>,
+}
+
+/// How a statement of the body writes a local, as far as slots ([`Facts::slots`]) care.
+#[derive(Clone, Copy, PartialEq)]
+enum Write {
+    /// The old value of an `atomic_add` of a positive integer constant: distinct in every iteration.
+    Append,
+    /// A copy of another local.
+    Copy(Handle<Local>),
+    Other,
 }
 
 impl Facts {
@@ -309,6 +537,20 @@ impl Facts {
             if !self.written.contains(&l) {
                 self.written.push(l);
             }
+            let how = match &s.kind {
+                StmtKind::Op(DeviceOp::Atomic { op: AtomicOp::Add, value, compare: None, .. })
+                    if matches!(b.exprs[*value].kind, ExprKind::Literal(Literal::Int(k)) if k > 0)
+                        && b.exprs[*value].ty.is_int() =>
+                {
+                    Write::Append
+                }
+                StmtKind::Assign { value, .. } => match b.exprs[*value].kind {
+                    ExprKind::Local(from) => Write::Copy(from),
+                    _ => Write::Other,
+                },
+                _ => Write::Other,
+            };
+            self.writes.entry(l).or_default().push(how);
         }
         match &s.kind {
             StmtKind::Break | StmtKind::Continue if depth == 0 => {
@@ -341,6 +583,28 @@ impl Facts {
             _ => {}
         }
         Ok(())
+    }
+
+    /// The body's *slots*: locals written once per iteration, by the old value of an `atomic_add` of a positive
+    /// constant or by a copy of another slot. Iterations get distinct slots (the atomic hands each its own).
+    fn slots(&self) -> BTreeSet<Handle<Local>> {
+        let mut slots = BTreeSet::new();
+        loop {
+            let before = slots.len();
+            for (&l, w) in &self.writes {
+                let one = match w.as_slice() {
+                    [Write::Append] => true,
+                    [Write::Copy(from)] => slots.contains(from),
+                    _ => false,
+                };
+                if one {
+                    slots.insert(l);
+                }
+            }
+            if slots.len() == before {
+                return slots;
+            }
+        }
     }
 
     fn arrays_read(&mut self, b: &DeviceBody, e: Handle<Expr>) {
@@ -377,29 +641,58 @@ fn invariant(b: &DeviceBody, e: Handle<Expr>, var: Handle<Local>, written: &BTre
     ok && !has_load(b, e)
 }
 
-/// Whether the index expression `e` takes a different value in every iteration of the loop over `var`: `var`
-/// itself, widened by casts, plus or minus something the loop does not change.
-fn one_to_one(b: &DeviceBody, e: Handle<Expr>, var: Handle<Local>, written: &BTreeSet<Handle<Local>>) -> bool {
-    let invariant = |h: Handle<Expr>| invariant(b, h, var, written);
+/// Whether the index expression `e` takes a different value in every iteration of the loop: a local `distinct`
+/// accepts (the loop variable, or a slot), widened by casts, plus or minus something the loop does not change.
+fn one_to_one(
+    b: &DeviceBody,
+    e: Handle<Expr>,
+    distinct: &dyn Fn(Handle<Local>) -> bool,
+    written: &BTreeSet<Handle<Local>>,
+) -> bool {
+    let invariant = |h: Handle<Expr>| {
+        let mut ok = true;
+        expr_locals(&b.exprs, h, &mut |l| ok &= !distinct(l) && !written.contains(&l));
+        ok && !has_load(b, h)
+    };
     match &b.exprs[e].kind {
-        ExprKind::Local(l) => *l == var,
+        ExprKind::Local(l) => distinct(*l),
         ExprKind::Cast { arg } => {
             let (from, to) = (b.exprs[*arg].ty, b.exprs[e].ty);
             (from.is_int() || from.is_id())
                 && (to.is_int() || to.is_id())
                 && to.bits() >= from.bits()
-                && one_to_one(b, *arg, var, written)
+                && one_to_one(b, *arg, distinct, written)
         }
-        ExprKind::Binary { op: BinaryOp::Add | BinaryOp::BitXor, left, right } => {
-            (one_to_one(b, *left, var, written) && invariant(*right))
-                || (one_to_one(b, *right, var, written) && invariant(*left))
-        }
-        ExprKind::Binary { op: BinaryOp::Sub, left, right } => {
-            (one_to_one(b, *left, var, written) && invariant(*right))
-                || (one_to_one(b, *right, var, written) && invariant(*left))
+        ExprKind::Binary { op: BinaryOp::Add | BinaryOp::BitXor | BinaryOp::Sub, left, right } => {
+            (one_to_one(b, *left, distinct, written) && invariant(*right))
+                || (one_to_one(b, *right, distinct, written) && invariant(*left))
         }
         _ => false,
     }
+}
+
+/// Whether two index lists are the same expressions (structurally).
+fn same_exprs(b: &DeviceBody, x: &[Handle<Expr>], y: &[Handle<Expr>]) -> bool {
+    x.len() == y.len() && x.iter().zip(y).all(|(&p, &q)| same_expr(b, p, q))
+}
+
+fn same_expr(b: &DeviceBody, p: Handle<Expr>, q: Handle<Expr>) -> bool {
+    if p == q {
+        return true;
+    }
+    let (x, y) = (&b.exprs[p], &b.exprs[q]);
+    x.ty == y.ty
+        && match (&x.kind, &y.kind) {
+            (ExprKind::Literal(l), ExprKind::Literal(m)) => l == m,
+            (ExprKind::Local(l), ExprKind::Local(m)) => l == m,
+            (ExprKind::Param(l), ExprKind::Param(m)) => l == m,
+            (ExprKind::Cast { arg: a }, ExprKind::Cast { arg: c }) => same_expr(b, *a, *c),
+            (ExprKind::Unary { op: o, arg: a }, ExprKind::Unary { op: o2, arg: c }) => o == o2 && same_expr(b, *a, *c),
+            (ExprKind::Binary { op: o, left: l, right: r }, ExprKind::Binary { op: o2, left: l2, right: r2 }) => {
+                o == o2 && same_expr(b, *l, *l2) && same_expr(b, *r, *r2)
+            }
+            _ => false,
+        }
 }
 
 /// Whether an expression reads an array (its value may change while the loop runs).
@@ -476,11 +769,19 @@ mod tests {
                 "kernel k() { forall v in G.nodes { for e in G.edges(v) { level[G.dst(e)] = G.dst(e) as u32; } } }",
                 "two iterations may store different values to the same element of @level",
             ),
-            // Early return from a function.
+            // Early return from a function whose loop also writes memory (so it cannot become an or).
             (
-                "fn f(v: node) -> bool { for e in G.edges(v) { if G.dst(e) == v { return true; } } return false; }\n\
+                "fn f(v: node) -> bool { for e in G.edges(v) { atomic_min(level[G.dst(e)], 1); if G.dst(e) == v { \
+              return true; } } return false; }\n\
               kernel k() { forall v in G.nodes { if f(v) { level[v] = 0; } } }",
                 "`return` inside it ends it early",
+            ),
+            // Two stores to one array at different indices (iterations i and i + 1 meet).
+            (
+                "kernel k() { forall v in G.nodes { for i in 0..G.degree(v) { \
+              scratch[((G.first_edge(v) as u64) + (i as u64)) as edge] = i; \
+              scratch[((G.first_edge(v) as u64) + (i as u64) + 1u64) as edge] = i; } } }",
+                "two iterations may store different values to the same element of @scratch",
             ),
         ];
         for (src, why) in cases {
@@ -496,6 +797,31 @@ mod tests {
              for e in G.edges(v) { scratch[e] = 0; } \
              for i in 0..G.degree(v) { scratch[((G.first_edge(v) as u64) + (i as u64)) as edge] = i; } } }");
         assert_eq!(ir.matches("schedule block").count(), 3, "{ir}");
+    }
+
+    #[test]
+    fn a_loop_that_leaves_only_by_returning_a_literal_becomes_an_or_and_is_spread() {
+        let (ir, remarks) = np("fn f(v: node) -> bool { for e in G.edges(v) { if G.dst(e) == v { return true; } } \
+             return false; }\nkernel k() { forall v in G.nodes { if f(v) { level[v] = 0; } } }");
+        assert!(ir.contains("schedule warp combine(found: or)"), "{ir}");
+        assert!(ir.contains("if found {\n        return true"), "{ir}");
+        assert!(remarks.iter().any(|r| r.contains("leaves early only by `return true`")), "{remarks:?}");
+        // Two different literals: the exit says which, so the loop keeps it and stays serial.
+        let (ir, _) = np("fn f(v: node) -> u32 { for e in G.edges(v) { if G.dst(e) == v { return 1; } \
+             if G.dst(e) > v { return 2; } } return 0; }\nkernel k() { forall v in G.nodes { level[v] = f(v); } }");
+        assert!(!ir.contains("schedule"), "{ir}");
+    }
+
+    #[test]
+    fn appends_through_an_atomic_counter_take_distinct_slots_and_are_parallel() {
+        let (ir, remarks) = np("kernel k() { forall v in G.nodes { for e in G.edges(v) { let u = G.dst(e); \
+             if u > v { let p = atomic_add(level[v], 1u32); \
+             scratch[((G.first_edge(v) as u64) + (p as u64)) as edge] = u as u32; } } } }");
+        assert!(ir.contains("schedule block"), "{ir}\n{remarks:?}");
+        // A counter that is not an atomic's slot (a plain running count) keeps the loop serial.
+        let (ir, _) = np("kernel k() { forall v in G.nodes { var n: u64 = 0; for e in G.edges(v) { \
+             let p = atomic_add(level[v], 0u32); scratch[((G.first_edge(v) as u64) + (p as u64)) as edge] = G.dst(e) as u32; } } }");
+        assert!(!ir.contains("schedule"), "{ir}");
     }
 
     #[test]
