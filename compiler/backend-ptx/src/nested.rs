@@ -54,17 +54,7 @@ fn writes_memory(block: &DeviceBlock) -> bool {
     let mut any = false;
     for s in block {
         s.visit(&mut |s| {
-            any |= matches!(
-                s.kind,
-                StmtKind::Op(
-                    DeviceOp::Store { .. }
-                        | DeviceOp::Atomic { .. }
-                        | DeviceOp::Push { .. }
-                        | DeviceOp::Retry { .. }
-                        | DeviceOp::Reduce { .. }
-                        | DeviceOp::Call { .. }
-                )
-            )
+            any |= matches!(&s.kind, StmtKind::Op(op) if op.writes_memory() || matches!(op, DeviceOp::Call { .. }))
         });
     }
     any

@@ -17,6 +17,19 @@ impl<Op> StmtKind<Op> {
 }
 
 impl DeviceOp {
+    /// Whether the operation itself writes memory others may read: a store, an atomic, a push or retry, or a
+    /// reduction (a call's callee is not looked into).
+    pub fn writes_memory(&self) -> bool {
+        matches!(
+            self,
+            DeviceOp::Store { .. }
+                | DeviceOp::Atomic { .. }
+                | DeviceOp::Push { .. }
+                | DeviceOp::Retry { .. }
+                | DeviceOp::Reduce { .. }
+        )
+    }
+
     /// The blocks nested in this operation (a `forall`'s body).
     pub fn blocks(&self) -> Vec<&DeviceBlock> {
         match self {

@@ -62,20 +62,9 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     let global_names: Vec<String> = m.globals.iter().map(|(_, g)| format!("@{}", g.name)).collect();
     let names = Names { functions: &fn_names, globals: &global_names };
     let mut changed = 0;
-    // Writes of any kind (stores, atomics, pushes), for the early-return rewrite.
-    let writes = |s: &DeviceStmt| {
-        matches!(
-            s.kind,
-            StmtKind::Op(
-                DeviceOp::Store { .. }
-                    | DeviceOp::Atomic { .. }
-                    | DeviceOp::Push { .. }
-                    | DeviceOp::Retry { .. }
-                    | DeviceOp::Reduce { .. }
-                    | DeviceOp::Barrier
-            )
-        )
-    };
+    // Writes of any kind (stores, atomics, pushes, barriers), for the early-return rewrite.
+    let writes =
+        |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_memory() || matches!(op, DeviceOp::Barrier));
     let write_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, writes)).collect();
     for (_, f) in m.functions.iter_mut() {
         let what = format!("function `{}`", f.name);
