@@ -388,11 +388,10 @@ impl<'c> Lower<'c, '_> {
         Ok(())
     }
 
+    /// Reconverges the whole warp (`bar.warp.sync` of every lane).
     fn converge_warp(&mut self) -> Result<(), PtxError> {
-        let i32t = self.c.i32_type();
-        let f = self.intrinsic("llvm.nvvm.bar.warp.sync", None, &[i32t.into()]);
-        self.b.build_call(f, &[i32t.const_all_ones().into()], "")?;
-        Ok(())
+        let all = self.c.i32_type().const_all_ones();
+        self.warp_sync(all)
     }
 
     /// The length from which a lane's range is shared with its warp: 32, or twice the mean length over the lanes

@@ -185,7 +185,7 @@ fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
             counts.push(counts.last().copied().unwrap_or(0) + l);
         }
     }
-    counts.resize(k + 1, new_col.len() as u64);
+    debug_assert_eq!(counts.len(), k + 1, "the batches cover every group");
     (new_col, new_w, counts)
 }
 

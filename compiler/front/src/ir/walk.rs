@@ -14,6 +14,16 @@ impl<Op> StmtKind<Op> {
             _ => Vec::new(),
         }
     }
+
+    /// [`StmtKind::own_blocks`], mutable (same order).
+    pub fn own_blocks_mut(&mut self) -> Vec<&mut Block<Op>> {
+        match self {
+            StmtKind::If { then, otherwise, .. } => vec![then, otherwise],
+            StmtKind::Loop { body, continuing, .. } => vec![body, continuing],
+            StmtKind::For { body, .. } => vec![body],
+            _ => Vec::new(),
+        }
+    }
 }
 
 impl DeviceOp {

@@ -119,95 +119,63 @@ fn exits_to_or(
     what: &str,
     remarks: &mut Vec<Remark>,
 ) {
-    let mut tried: Vec<Span> = Vec::new();
-    while let Some(path) = exiting_loop(&body.exprs, &body.block, &tried, write_fns) {
-        let (block, i) = at_path(&mut body.block, &path);
-        let span = block[i].span;
-        tried.push(span);
+    let mut paths = Vec::new();
+    exiting_loops(&body.exprs, &body.block, write_fns, &mut Vec::new(), &mut paths);
+    for at in 0..paths.len() {
+        let path = paths[at].clone();
         let mut new = body.clone();
-        let (block, i) = at_path(&mut new.block, &path);
-        let StmtKind::For { var, body: lb, .. } = &mut block[i].kind else { continue };
-        let var = *var;
-        let mut lb2 = std::mem::take(lb);
-        let mut exit = None;
-        let found = new.locals.append(Local { name: "found".into(), ty: LocalType::Scalar(Scalar::Bool), span });
-        let lit = |new: &mut DeviceBody, v: bool| {
-            new.exprs.append(Expr { kind: ExprKind::Literal(Literal::Bool(v)), ty: Scalar::Bool, span })
-        };
-        let read = new.exprs.append(Expr { kind: ExprKind::Local(found), ty: Scalar::Bool, span });
-        let t = lit(&mut new, true);
-        let or = new.exprs.append(Expr {
-            kind: ExprKind::Binary { op: BinaryOp::Or, left: read, right: t },
-            ty: Scalar::Bool,
-            span,
-        });
-        replace_exits(&mut lb2, found, or, &mut exit);
-        let Some(value) = exit else { continue };
-        let (block, i) = at_path(&mut new.block, &path);
-        if let StmtKind::For { body: lb, .. } = &mut block[i].kind {
-            *lb = lb2;
-        }
-        let f = lit(&mut new, false);
-        let cond = new.exprs.append(Expr { kind: ExprKind::Local(found), ty: Scalar::Bool, span });
-        let back = new.exprs.append(new.exprs[value].clone());
-        let (block, i) = at_path(&mut new.block, &path);
-        block.insert(
-            i + 1,
-            Statement {
-                kind: StmtKind::If {
-                    cond,
-                    then: vec![Statement { kind: StmtKind::Op(DeviceOp::Return(Some(back))), span }],
-                    otherwise: Vec::new(),
-                },
-                span,
-            },
-        );
-        block.insert(i, Statement { kind: StmtKind::Assign { local: found, value: f }, span });
-        // Keep the rewrite only if the loop now qualifies.
+        let (var, value, span) = rewrite_exits(&mut new, &path);
         let (block, i) = at_path(&mut new.block, &path);
         let StmtKind::For { body: lb, .. } = &block[i + 1].kind else { continue };
         let lb = lb.clone();
-        let mut sink = Vec::new();
-        let cx = Cx { body: &new, mentions: mentions(&new, &new.block), store_fns, names, what, remarks: &mut sink };
-        if cx.parallel(var, &lb).is_ok() {
-            let name = new.locals[var].name.clone();
-            let k = match &new.exprs[value].kind {
-                ExprKind::Literal(Literal::Bool(b)) => b.to_string(),
-                ExprKind::Literal(Literal::Int(v)) => v.to_string(),
-                _ => "its value".into(),
-            };
-            remarks.push(Remark {
-                span,
-                message: format!(
-                    "{what}: the loop over `{name}` leaves early only by `return {k}` and writes nothing: it runs \
-                     every iteration, combining whether one would have returned (`found`) by or, and returns {k} after"
-                ),
-            });
-            *body = new;
+        let cx =
+            Cx { body: &new, mentions: mentions(&new, &new.block), store_fns, names, what, remarks: &mut Vec::new() };
+        if cx.parallel(var, &lb).is_err() {
+            continue;
+        }
+        let k = match new.exprs[value].kind {
+            ExprKind::Literal(Literal::Bool(b)) => b.to_string(),
+            ExprKind::Literal(Literal::Int(v)) => v.to_string(),
+            _ => "its value".into(),
+        };
+        let name = &new.locals[var].name;
+        let message = format!(
+            "{what}: the loop over `{name}` leaves early only by `return {k}` and writes nothing: it runs every \
+             iteration, combining whether one would have returned (`found`) by or, and returns {k} after"
+        );
+        remarks.push(Remark { span, message });
+        *body = new;
+        // Two statements now stand around the loop: later loops of the same block moved down by two.
+        let (d, i) = (path.len() - 1, path[path.len() - 1].0);
+        for q in &mut paths[at + 1..] {
+            if q.len() > d && q[..d] == path[..d] && q[d].0 > i {
+                q[d].0 += 2;
+            }
         }
     }
 }
 
-/// The path to the first serial loop not yet tried whose only exits are `return` of a literal (the same one), at
-/// the loop's own level (not inside a loop nested in it), and whose body writes nothing that outlives an iteration.
-fn exiting_loop(exprs: &Arena<Expr>, block: &DeviceBlock, tried: &[Span], write_fns: &[bool]) -> Option<Path> {
+/// The paths, in statement order, to the serial loops whose only exits are `return` of one literal, at the loop's
+/// own level (not inside a loop nested in it), and whose bodies write nothing that outlives an iteration.
+fn exiting_loops(exprs: &Arena<Expr>, block: &DeviceBlock, write_fns: &[bool], at: &mut Path, out: &mut Vec<Path>) {
     for (i, s) in block.iter().enumerate() {
         match &s.kind {
-            StmtKind::For { body, .. } if !tried.contains(&s.span) && exits_only_by_literal(exprs, body, write_fns) => {
-                return Some(vec![(i, 0)]);
+            StmtKind::For { body, .. } => {
+                if exits_only_by_literal(exprs, body, write_fns) {
+                    at.push((i, 0));
+                    out.push(at.clone());
+                    at.pop();
+                }
             }
-            StmtKind::For { .. } => {}
             k => {
                 for (j, b) in k.own_blocks().into_iter().enumerate() {
-                    if let Some(mut p) = exiting_loop(exprs, b, tried, write_fns) {
-                        p.insert(0, (i, j));
-                        return Some(p);
-                    }
+                    at.push((i, j));
+                    exiting_loops(exprs, b, write_fns, at, out);
+                    at.pop();
                 }
             }
         }
     }
-    None
 }
 
 /// Whether a loop body leaves only by `return` of one literal (at least once), has no `break`/`continue` of its
@@ -224,24 +192,18 @@ fn exits_only_by_literal(exprs: &Arena<Expr>, body: &DeviceBlock, write_fns: &[b
             for s in b {
                 match &s.kind {
                     StmtKind::Break | StmtKind::Continue if depth == 0 => self.ok = false,
-                    StmtKind::For { body, .. } => self.block(body, depth + 1),
-                    StmtKind::Loop { body, continuing, .. } => {
-                        self.block(body, depth + 1);
-                        self.block(continuing, depth + 1);
-                    }
-                    StmtKind::If { then, otherwise, .. } => {
-                        self.block(then, depth);
-                        self.block(otherwise, depth);
-                    }
-                    StmtKind::Op(DeviceOp::Return(Some(v))) if depth == 0 => match &self.exprs[*v].kind {
-                        ExprKind::Literal(l) => self.values.push((*l, self.exprs[*v].ty)),
+                    StmtKind::Op(DeviceOp::Return(Some(v))) if depth == 0 => match self.exprs[*v].kind {
+                        ExprKind::Literal(l) => self.values.push((l, self.exprs[*v].ty)),
                         _ => self.ok = false,
                     },
-                    StmtKind::Op(DeviceOp::Return(_)) => self.ok = false,
                     StmtKind::Op(DeviceOp::Call { function, .. }) => self.ok &= !self.write_fns[function.index()],
-                    StmtKind::Op(_) if matches!(s.kind, StmtKind::Op(DeviceOp::Call { .. })) => {}
                     StmtKind::Op(_) => self.ok = false,
-                    _ => {}
+                    k => {
+                        let inner = depth + usize::from(matches!(k, StmtKind::For { .. } | StmtKind::Loop { .. }));
+                        for b in k.own_blocks() {
+                            self.block(b, inner);
+                        }
+                    }
                 }
             }
         }
@@ -249,6 +211,36 @@ fn exits_only_by_literal(exprs: &Arena<Expr>, body: &DeviceBlock, write_fns: &[b
     let mut w = Walk { exprs, write_fns, values: Vec::new(), ok: true };
     w.block(body, 0);
     w.ok && !w.values.is_empty() && w.values.iter().all(|v| *v == w.values[0])
+}
+
+/// Rewrites the loop at `path` as [`exits_to_or`] says: returns its variable, the returned literal and the loop's
+/// span. The loop is then at `path`'s index + 1 (after `found = false`).
+fn rewrite_exits(body: &mut DeviceBody, path: &[(usize, usize)]) -> (Handle<Local>, Handle<Expr>, Span) {
+    let (block, i) = at_path(&mut body.block, path);
+    let span = block[i].span;
+    let StmtKind::For { var, body: lb, .. } = &mut block[i].kind else { unreachable!("the path names a loop") };
+    let (var, mut lb) = (*var, std::mem::take(lb));
+    let found = body.locals.append(Local { name: "found".into(), ty: LocalType::Scalar(Scalar::Bool), span });
+    let mut expr = |kind| body.exprs.append(Expr { kind, ty: Scalar::Bool, span });
+    let (read, yes, no, cond) = (
+        expr(ExprKind::Local(found)),
+        expr(ExprKind::Literal(Literal::Bool(true))),
+        expr(ExprKind::Literal(Literal::Bool(false))),
+        expr(ExprKind::Local(found)),
+    );
+    let or = expr(ExprKind::Binary { op: BinaryOp::Or, left: read, right: yes });
+    let mut exit = None;
+    replace_exits(&mut lb, found, or, &mut exit);
+    let value = exit.expect("the loop returns (exits_only_by_literal)");
+    let back = body.exprs.append(body.exprs[value].clone());
+    let (block, i) = at_path(&mut body.block, path);
+    if let StmtKind::For { body, .. } = &mut block[i].kind {
+        *body = lb;
+    }
+    let ret = Statement { kind: StmtKind::Op(DeviceOp::Return(Some(back))), span };
+    block.insert(i + 1, Statement { kind: StmtKind::If { cond, then: vec![ret], otherwise: Vec::new() }, span });
+    block.insert(i, Statement { kind: StmtKind::Assign { local: found, value: no }, span });
+    (var, value, span)
 }
 
 /// Replaces every `return K` of a loop body (at its own level) by `found = found || true`; `exit` gets the first
@@ -275,17 +267,8 @@ fn at_path<'b>(block: &'b mut DeviceBlock, path: &[(usize, usize)]) -> (&'b mut 
     if rest.is_empty() {
         return (block, i);
     }
-    let inner = own_blocks_mut(&mut block[i]).into_iter().nth(j).expect("the path names a block");
+    let inner = block[i].kind.own_blocks_mut().into_iter().nth(j).expect("the path names a block");
     at_path(inner, rest)
-}
-
-fn own_blocks_mut(s: &mut DeviceStmt) -> Vec<&mut DeviceBlock> {
-    match &mut s.kind {
-        StmtKind::If { then, otherwise, .. } => vec![then, otherwise],
-        StmtKind::Loop { body, continuing, .. } => vec![body, continuing],
-        StmtKind::For { body, .. } => vec![body],
-        _ => Vec::new(),
-    }
 }
 
 /// A serial loop of the sweep's body outside its scheduled loops (or a call of a function with a loop), if any:
@@ -449,7 +432,6 @@ impl Cx<'_> {
         // Memory: stores must not meet reads or atomics of the same array, nor repeat an index.
         let written: BTreeSet<Handle<Local>> = facts.written.iter().copied().collect();
         let slots = facts.slots();
-        let distinct = |i: Handle<Expr>| one_to_one(b, i, &|l| l == var || slots.contains(&l), &written);
         for (array, index, _) in &facts.stores {
             let name = match array {
                 ArrayRef::Global(g) => self.names.globals[g.index()].clone(),
@@ -465,7 +447,7 @@ impl Cx<'_> {
             // Two iterations may store to one element only if every store to the array writes the same value.
             let same_value = facts.stores.iter().filter(|s| s.0 == *array).all(|s| invariant(b, s.2, var, &written));
             let same_index = facts.stores.iter().filter(|s| s.0 == *array).all(|s| same_exprs(b, &s.1, index));
-            if !(same_value || (same_index && index.iter().any(|&i| distinct(i)))) {
+            if !(same_value || (same_index && index.iter().any(|&i| one_to_one(b, i, var, &slots, &written)))) {
                 return Err(format!(
                     "two iterations may store different values to the same element of {name} (the order would matter)"
                 ));
@@ -630,31 +612,28 @@ fn invariant(b: &DeviceBody, e: Handle<Expr>, var: Handle<Local>, written: &BTre
     ok && !has_load(b, e)
 }
 
-/// Whether the index expression `e` takes a different value in every iteration of the loop: a local `distinct`
-/// accepts (the loop variable, or a slot), widened by casts, plus or minus something the loop does not change.
+/// Whether the index expression `e` takes a different value in every iteration of the loop over `var`: `var`
+/// itself or a slot ([`Facts::slots`]), widened by casts, plus or minus something the loop does not change.
 fn one_to_one(
     b: &DeviceBody,
     e: Handle<Expr>,
-    distinct: &dyn Fn(Handle<Local>) -> bool,
+    var: Handle<Local>,
+    slots: &BTreeSet<Handle<Local>>,
     written: &BTreeSet<Handle<Local>>,
 ) -> bool {
-    let invariant = |h: Handle<Expr>| {
-        let mut ok = true;
-        expr_locals(&b.exprs, h, &mut |l| ok &= !distinct(l) && !written.contains(&l));
-        ok && !has_load(b, h)
-    };
+    let invariant = |h: Handle<Expr>| invariant(b, h, var, written);
+    let one_to_one = |h: Handle<Expr>| one_to_one(b, h, var, slots, written);
     match &b.exprs[e].kind {
-        ExprKind::Local(l) => distinct(*l),
+        ExprKind::Local(l) => *l == var || slots.contains(l),
         ExprKind::Cast { arg } => {
             let (from, to) = (b.exprs[*arg].ty, b.exprs[e].ty);
             (from.is_int() || from.is_id())
                 && (to.is_int() || to.is_id())
                 && to.bits() >= from.bits()
-                && one_to_one(b, *arg, distinct, written)
+                && one_to_one(*arg)
         }
         ExprKind::Binary { op: BinaryOp::Add | BinaryOp::BitXor | BinaryOp::Sub, left, right } => {
-            (one_to_one(b, *left, distinct, written) && invariant(*right))
-                || (one_to_one(b, *right, distinct, written) && invariant(*left))
+            (one_to_one(*left) && invariant(*right)) || (one_to_one(*right) && invariant(*left))
         }
         _ => false,
     }
