@@ -43,5 +43,9 @@ pub(crate) fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
         pushes: pushes.into_iter().collect(),
         retries: retries.into_iter().next(),
         bounds,
+        deals: match k.body.block.first().map(|s| &s.kind) {
+            Some(StmtKind::Op(DeviceOp::ForAll { body, .. })) => body.iter().any(ir::DeviceStmt::holds_block_loop),
+            _ => false,
+        },
     }
 }

@@ -17,7 +17,7 @@ use crate::PtxError;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use irgc_artifact::{Layout, WorklistSlot};
-use irgc_front::ir::{DeviceOp, Expr, Handle, Kernel, Local, LocalType, Scalar, Space};
+use irgc_front::ir::{DeviceOp, DeviceStmt, Expr, Handle, Kernel, Local, LocalType, Scalar, Space};
 
 /// A parallel space with its bounds evaluated: `size` iterations, and what is needed to map an iteration
 /// number to the loop variables.
@@ -170,20 +170,40 @@ impl<'c> Lower<'c, '_> {
                         me.block_of(body)
                     })
                 };
-                if body.iter().any(crate::nested::has_block_loop) {
+                if body.iter().any(DeviceStmt::holds_block_loop) {
                     // Block-scheduled nested loops need the whole block at their barriers: every thread of a block
                     // runs the grid-stride loop as often as its first thread, an iteration past the end with its
                     // statements switched off. Only on a skewed graph; elsewhere the loops run in their threads.
                     let bool_t = self.c.bool_type();
                     let pred = self.alloca(bool_t.into(), "valid")?;
+                    let iteration = |me: &mut Self, i: IntValue<'c>| {
+                        let valid = me.b.build_int_compare(IntPredicate::ULT, i, size, "")?;
+                        me.b.build_store(pred, valid)?;
+                        me.if_then(valid, |me| me.bind_space(&sp, vars, i))?;
+                        me.predicated_block(body, pred)
+                    };
                     let uniform = |me: &mut Self| {
-                        me.counted_loop(base, size, stride, false, false, |me, first| {
-                            let i = me.b.build_int_add(first, tid, "")?;
-                            let valid = me.b.build_int_compare(IntPredicate::ULT, i, size, "")?;
-                            me.b.build_store(pred, valid)?;
-                            me.if_then(valid, |me| me.bind_space(&sp, vars, i))?;
-                            me.predicated_block(body, pred)
-                        })
+                        // A round no larger than the grid is dealt out block by block (item i to thread
+                        // i / nctaid of block i % nctaid): a few heavy items then get a block each instead of
+                        // all sharing the first block, whose block level would take their ranges one at a time.
+                        let small = me.b.build_int_compare(IntPredicate::ULE, size, stride, "small")?;
+                        me.if_else(
+                            small,
+                            |me| {
+                                let holds = me.b.build_int_compare(IntPredicate::ULT, ctaid, size, "")?;
+                                me.if_then(holds, |me| {
+                                    let dealt = me.b.build_int_mul(tid, nctaid, "")?;
+                                    let i = me.b.build_int_add(dealt, ctaid, "dealt")?;
+                                    iteration(me, i)
+                                })
+                            },
+                            |me| {
+                                me.counted_loop(base, size, stride, false, false, |me, first| {
+                                    let i = me.b.build_int_add(first, tid, "")?;
+                                    iteration(me, i)
+                                })
+                            },
+                        )
                     };
                     let skewed = self.skewed()?;
                     self.if_else(skewed, uniform, plain)?;

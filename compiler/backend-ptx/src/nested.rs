@@ -92,22 +92,13 @@ pub(crate) fn holds_schedule(block: &DeviceBlock, fns: &[bool]) -> bool {
     found
 }
 
-/// Whether a statement holds a `block`-scheduled loop (on its predicated path).
-pub(crate) fn has_block_loop(s: &DeviceStmt) -> bool {
-    match &s.kind {
-        StmtKind::Op(DeviceOp::ForAll { schedule: Schedule::Block, .. }) => true,
-        StmtKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(has_block_loop),
-        _ => false,
-    }
-}
-
 impl<'c> Lower<'c, '_> {
     /// The sweep body of a kernel with `block` loops, run by every thread of the block; `pred` (an `i1` alloca)
     /// says whether this thread's iteration is real and reached this point.
     pub(crate) fn predicated_block(&mut self, stmts: &[DeviceStmt], pred: PointerValue<'c>) -> Result<(), PtxError> {
         let bool_t = self.c.bool_type();
         for s in stmts {
-            if !has_block_loop(s) {
+            if !s.holds_block_loop() {
                 let p = self.b.build_load(bool_t, pred, "pred")?.into_int_value();
                 self.if_then(p, |me| me.stmt(s))?;
                 continue;

@@ -112,6 +112,11 @@ pub struct KernelDesc {
     /// without a device round trip. Empty for the other spaces.
     #[serde(default)]
     pub bounds: Vec<(HostExpr, HostExpr)>,
+    /// The sweep holds `block`-scheduled nested loops: on a skewed graph the GPU kernel deals a round no larger
+    /// than its grid out block by block, so the runtime gives such a round a block per item (up to its usual cap)
+    /// and a few heavy items each get a whole block.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deals: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -22,7 +22,7 @@ use crate::driver::{self, GpuBuffer};
 use crate::error::{describe, device_error, CudaError};
 use crate::gpu::Gpu;
 use crate::pack::{fill_plan, pack, unpack, Fill};
-use crate::shape::{block_threads, launch_shape, FORALL_BLOCK};
+use crate::shape::{block_threads, dealing_shape, launch_shape, FORALL_BLOCK};
 use crate::slots::SlotTable;
 
 /// Elements written from the host before a [`Fill::Pattern`] fill doubles them on the device.
@@ -414,8 +414,13 @@ impl Device for CudaDevice {
         if size == 0 {
             return Ok(Launched { bits: identity, seconds: 0.0 });
         }
-        let shape = launch_shape(&desc.space, size, self.gpu.sms)
-            .map_err(|why| RunError::Device(format!("kernel `{}` cannot run on a GPU: {why}", desc.name)))?;
+        let shape = if desc.deals && skewed(ctx) {
+            dealing_shape(&desc.space, size, self.gpu.sms)
+        } else {
+            launch_shape(&desc.space, size, self.gpu.sms)
+        };
+        let shape =
+            shape.map_err(|why| RunError::Device(format!("kernel `{}` cannot run on a GPU: {why}", desc.name)))?;
         let kernel = self.kernels.get(k).ok_or_else(|| {
             RunError::Device(format!("kernel `{}` (#{k}) is not in the loaded PTX module", desc.name))
         })?;

@@ -56,6 +56,15 @@ pub fn launch_shape(space: &Space, size: u64, sms: u32) -> Result<LaunchShape, S
     Ok(LaunchShape { grid, block })
 }
 
+/// The launch shape of a kernel that deals small rounds out block by block ([`irgc_artifact::KernelDesc::deals`]),
+/// on a skewed graph: a block per item, up to the ordinary cap (`sms × 8`), and never fewer blocks than
+/// [`launch_shape`] gives. With the ordinary shape, 40 heavy items would all sit in the first block.
+pub fn dealing_shape(space: &Space, size: u64, sms: u32) -> Result<LaunchShape, String> {
+    let plain = launch_shape(space, size, sms)?;
+    let dealt = size.min(sms as u64 * FORALL_BLOCKS_PER_SM).clamp(1, i32::MAX as u64) as u32;
+    Ok(LaunchShape { grid: plain.grid.max(dealt), block: plain.block })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +80,11 @@ mod tests {
         assert_eq!(launch_shape(&Space::Nodes, 256, sms).unwrap(), LaunchShape { grid: 1, block: 256 });
         assert_eq!(launch_shape(&Space::Edges, 257, sms).unwrap(), LaunchShape { grid: 2, block: 256 });
         assert_eq!(launch_shape(&Space::Worklist(0), 1 << 30, sms).unwrap(), LaunchShape { grid: 1056, block: 256 });
+        // Dealing: a block per item up to the cap, never fewer blocks than the ordinary shape.
+        assert_eq!(dealing_shape(&Space::Worklist(0), 40, sms).unwrap(), LaunchShape { grid: 40, block: 256 });
+        assert_eq!(dealing_shape(&Space::Worklist(0), 0, sms).unwrap(), LaunchShape { grid: 1, block: 256 });
+        assert_eq!(dealing_shape(&Space::Worklist(0), 5000, sms).unwrap(), LaunchShape { grid: 1056, block: 256 });
+        assert_eq!(dealing_shape(&Space::Worklist(0), 1 << 30, sms).unwrap(), LaunchShape { grid: 1056, block: 256 });
         assert_eq!(launch_shape(&Space::Range { dims: 2 }, 0, sms).unwrap().grid, 1);
     }
 

@@ -50,6 +50,16 @@ impl DeviceOp {
 }
 
 impl DeviceStmt {
+    /// Whether this statement holds a `block`-scheduled nested loop on its predicated path (itself, or inside its
+    /// `if`s: where the validator allows one).
+    pub fn holds_block_loop(&self) -> bool {
+        match &self.kind {
+            StmtKind::Op(DeviceOp::ForAll { schedule: Schedule::Block, .. }) => true,
+            StmtKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(DeviceStmt::holds_block_loop),
+            _ => false,
+        }
+    }
+
     /// Every block nested directly in this statement, in source order.
     pub fn blocks(&self) -> Vec<&DeviceBlock> {
         match &self.kind {

@@ -182,7 +182,16 @@ pub fn reducing(op: ReduceOp, ty: Scalar, body: impl Fn(&Ctx<'_>, u64) -> Option
 }
 
 pub fn kdesc(name: &str, params: Vec<Scalar>, space: Space) -> KernelDesc {
-    KernelDesc { name: name.into(), params, reduction: None, space, pushes: vec![], retries: None, bounds: vec![] }
+    KernelDesc {
+        name: name.into(),
+        params,
+        reduction: None,
+        space,
+        pushes: vec![],
+        retries: None,
+        bounds: vec![],
+        deals: false,
+    }
 }
 
 /// An artifact with a graph (optionally weighted) and nothing else yet.
