@@ -157,6 +157,7 @@ impl<'c> Gen<'c, '_> {
             reduce_coop: irgc_front::ir::Cooperation::Thread,
             reduction_addr: None,
             pipe_count: None,
+            grid_share: false,
             check_bounds: self.check_bounds,
             site_body: frame.site_body,
         };

@@ -154,6 +154,8 @@ impl<'c> Lower<'c, '_> {
             self.reduction = Some((op, ty, acc));
             self.reduce_coop = k.reduce_coop;
         }
+        // A step of an outlined pipe or loop (no size given) runs on a grid whose blocks are all resident.
+        let step = size.is_none();
         match top_level(k) {
             Some(DeviceOp::ForAll { vars, space, body, .. }) => {
                 let sp = self.prepare_space(space)?;
@@ -190,12 +192,21 @@ impl<'c> Lower<'c, '_> {
                         me.if_else(
                             small,
                             |me| {
-                                let holds = me.b.build_int_compare(IntPredicate::ULT, ctaid, size, "")?;
-                                me.if_then(holds, |me| {
+                                let dealt = |me: &mut Self| {
                                     let dealt = me.b.build_int_mul(tid, nctaid, "")?;
                                     let i = me.b.build_int_add(dealt, ctaid, "dealt")?;
                                     iteration(me, i)
-                                })
+                                };
+                                if step {
+                                    // Every block takes part: the grid level's barriers need them all.
+                                    me.grid_share = true;
+                                    let r = dealt(me);
+                                    me.grid_share = false;
+                                    r
+                                } else {
+                                    let holds = me.b.build_int_compare(IntPredicate::ULT, ctaid, size, "")?;
+                                    me.if_then(holds, dealt)
+                                }
                             },
                             |me| {
                                 me.counted_loop(base, size, stride, false, false, |me, first| {

@@ -87,6 +87,7 @@ mod bounds;
 mod codegen;
 mod convert;
 mod expr;
+mod grid;
 mod helpers;
 mod kernel;
 mod lower;

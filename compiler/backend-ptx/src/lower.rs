@@ -88,6 +88,9 @@ pub(crate) struct Lower<'c, 'a> {
     pub site_body: Option<irgc_front::bounds::SiteBody>,
     /// Lowering an outlined pipe's entry: where its worklist's current count lives (for `w.size()`).
     pub pipe_count: Option<PipeCount<'c>>,
+    /// Lowering the dealt round of a step of an outlined pipe or loop: `block` loops without combined locals
+    /// share their longest ranges with the whole grid ([`crate::grid`]).
+    pub grid_share: bool,
 }
 
 impl<'c, 'a> Lower<'c, 'a> {

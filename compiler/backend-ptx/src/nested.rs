@@ -18,7 +18,8 @@
 //! empty range. Per round of the block level, threads with a range of at least the block size race to name
 //! themselves owner in a shared word (two words, alternating, so that resetting one needs no third barrier); the
 //! whole block strides over the owner's range. Then each warp does the same for ranges of 32 or more (owners
-//! found with `ballot`). What is left (fewer than 32 iterations) runs in its own thread.
+//! found with `ballot`). What is left (fewer than 32 iterations) runs in its own thread. In a dealt round of an
+//! outlined step, the grid level ([`crate::grid`]) comes first.
 
 use crate::lower::{Lower, SHARED};
 use crate::types;
@@ -221,6 +222,9 @@ impl<'c> Lower<'c, '_> {
             me.b.build_store(n_own, n)?;
             Ok(())
         })?;
+        if self.grid_share && lp.combine.is_empty() {
+            self.grid_level(lp, s_own, n_own)?;
+        }
         // Only if some range is long enough to share (one `bar.red.or`; on graphs of small degrees that is all).
         let own_n = self.b.build_load(i64t, n_own, "")?.into_int_value();
         let long = self.b.build_int_compare(IntPredicate::UGE, own_n, i64t.const_int(WARP, false), "")?;
@@ -357,7 +361,7 @@ impl<'c> Lower<'c, '_> {
     /// `bar.sync` for a block loop. Its threads may come from divergent paths (the predicated statements before
     /// the loop, the helpers' strides); `bar.sync` is `.aligned` (every lane of a warp at the same instruction,
     /// converged), so a `bar.warp.sync` of the whole warp reconverges them first.
-    fn block_barrier(&mut self) -> Result<(), PtxError> {
+    pub(crate) fn block_barrier(&mut self) -> Result<(), PtxError> {
         self.converge_warp()?;
         self.barrier()
     }
@@ -380,7 +384,7 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// Reconverges the whole warp (`bar.warp.sync` of every lane).
-    fn converge_warp(&mut self) -> Result<(), PtxError> {
+    pub(crate) fn converge_warp(&mut self) -> Result<(), PtxError> {
         let all = self.c.i32_type().const_all_ones();
         self.warp_sync(all)
     }
@@ -441,7 +445,7 @@ impl<'c> Lower<'c, '_> {
 
     /// Rounds of "find an owner, help it": `find` returns (no owner left, the owner's token) and must give the
     /// same answer in every thread taking part; `help` runs for the owner.
-    fn owner_rounds(
+    pub(crate) fn owner_rounds(
         &mut self,
         find: impl Fn(&mut Self) -> Result<(IntValue<'c>, IntValue<'c>), PtxError>,
         help: impl Fn(&mut Self, IntValue<'c>) -> Result<(), PtxError>,
@@ -459,7 +463,7 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// Runs iterations `first, first + step, ..` below `n` of the range starting at `start`.
-    fn stride(
+    pub(crate) fn stride(
         &mut self,
         lp: &NestedLoop<'_>,
         start: IntValue<'c>,
@@ -516,7 +520,7 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// The locals the loop's body reads and does not write (its combined locals and variable excluded).
-    fn live_ins(&self, lp: &NestedLoop<'_>) -> Vec<Handle<Local>> {
+    pub(crate) fn live_ins(&self, lp: &NestedLoop<'_>) -> Vec<Handle<Local>> {
         let mut read = BTreeSet::new();
         let mut written = BTreeSet::from([lp.var]);
         for s in lp.body {
@@ -533,11 +537,14 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// Copies of the current values of `locals`, to put back with [`Lower::restore`].
-    fn save(&mut self, locals: &[Handle<Local>]) -> Result<Vec<(Handle<Local>, BasicValueEnum<'c>)>, PtxError> {
+    pub(crate) fn save(
+        &mut self,
+        locals: &[Handle<Local>],
+    ) -> Result<Vec<(Handle<Local>, BasicValueEnum<'c>)>, PtxError> {
         locals.iter().map(|&l| Ok((l, self.read_local(l)?))).collect()
     }
 
-    fn restore(&mut self, saved: &[(Handle<Local>, BasicValueEnum<'c>)]) -> Result<(), PtxError> {
+    pub(crate) fn restore(&mut self, saved: &[(Handle<Local>, BasicValueEnum<'c>)]) -> Result<(), PtxError> {
         saved.iter().try_for_each(|&(l, v)| self.write_local(l, v))
     }
 
@@ -581,14 +588,14 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// A local's value as 64 bits (ABI bits for scalars, the address for array references).
-    fn local_bits(&self, l: Handle<Local>, v: BasicValueEnum<'c>) -> Result<IntValue<'c>, PtxError> {
+    pub(crate) fn local_bits(&self, l: Handle<Local>, v: BasicValueEnum<'c>) -> Result<IntValue<'c>, PtxError> {
         match self.body.locals[l].ty {
             LocalType::Scalar(s) => self.value_to_bits(s, v),
             LocalType::ArrayRef(_) => Ok(self.b.build_ptr_to_int(v.into_pointer_value(), self.c.i64_type(), "")?),
         }
     }
 
-    fn bits_local(&self, l: Handle<Local>, bits: IntValue<'c>) -> Result<BasicValueEnum<'c>, PtxError> {
+    pub(crate) fn bits_local(&self, l: Handle<Local>, bits: IntValue<'c>) -> Result<BasicValueEnum<'c>, PtxError> {
         match self.body.locals[l].ty {
             LocalType::Scalar(s) => self.bits_to_value(s, bits),
             LocalType::ArrayRef(_) => {
@@ -770,7 +777,7 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// A new block-shared array of `len` elements of `ty` (internal to this module, one per use).
-    fn shared_slots(&self, ty: Scalar, len: u32, name: &str) -> Result<PointerValue<'c>, PtxError> {
+    pub(crate) fn shared_slots(&self, ty: Scalar, len: u32, name: &str) -> Result<PointerValue<'c>, PtxError> {
         let aty = types::mem(self.c, ty).array_type(len);
         let mut i = 0;
         while self.lm.get_global(&format!("irgc.{name}.{i}")).is_some() {
@@ -793,7 +800,7 @@ impl<'c> Lower<'c, '_> {
         self.element(arr, i, ty, SHARED)
     }
 
-    fn store_slot(
+    pub(crate) fn store_slot(
         &mut self,
         arr: PointerValue<'c>,
         i: IntValue<'c>,
@@ -805,7 +812,7 @@ impl<'c> Lower<'c, '_> {
         Ok(())
     }
 
-    fn load_slot(
+    pub(crate) fn load_slot(
         &mut self,
         arr: PointerValue<'c>,
         i: IntValue<'c>,

@@ -815,6 +815,13 @@ impl<'c> Lower<'c, '_> {
 
     /// A barrier across the whole grid (every block resident: a cooperative launch). See the module docs.
     fn grid_barrier(&mut self, state: PointerValue<'c>) -> Result<(), PtxError> {
+        let count_ptr = self.fixed_word(state, PipeState::BARRIER_COUNT)?;
+        self.grid_barrier_on(count_ptr)
+    }
+
+    /// [`Lower::grid_barrier`] counting in the word at `count_ptr` (any value to start with: arrivals only flip
+    /// its top bit, so it never needs resetting). Every thread of every block must call it.
+    pub(crate) fn grid_barrier_on(&mut self, count_ptr: PointerValue<'c>) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
         let fence = |me: &Self| -> Result<(), PtxError> {
             let f = me.intrinsic("llvm.nvvm.membar.gl", None, &[]);
@@ -836,7 +843,6 @@ impl<'c> Lower<'c, '_> {
                 let others = me.b.build_int_sub(nblocks, i64t.const_int(1, false), "")?;
                 let first_adds = me.b.build_int_sub(top, others, "")?;
                 let adds = me.b.build_select(first, first_adds, i64t.const_int(1, false), "")?.into_int_value();
-                let count_ptr = me.fixed_word(state, PipeState::BARRIER_COUNT)?;
                 fence(me)?;
                 let old = me.b.build_atomicrmw(AtomicRMWBinOp::Add, count_ptr, adds, AtomicOrdering::Monotonic)?;
                 let (spin, done) = (me.block("gridbar.spin"), me.block("gridbar.done"));

@@ -156,3 +156,29 @@ fn unknown_architectures_are_refused() {
     assert!(matches!(irgc_backend_ptx::compile(&m, &options("sm_35")), Err(PtxError::Options(_))));
     assert!(matches!(irgc_backend_ptx::compile(&m, &options("compute_90")), Err(PtxError::Options(_))));
 }
+
+/// The grid level of `block` loops (`src/grid.rs`) needs every block of the grid resident, so its boards belong
+/// to steps of outlined pipes and loops only, never to an ordinary kernel; each is declared once in the joined
+/// PTX of a parallel compile (the parts must not collide); and a pipe whose step has such a loop has one.
+#[test]
+fn grid_boards_belong_to_outlined_steps_only() {
+    let mut with_boards = 0;
+    for p in programs() {
+        let out = irgc_backend_ptx::compile_parallel(&p.module, &options("sm_90")).unwrap();
+        let boards: Vec<&str> = out
+            .ptx
+            .lines()
+            .filter(|l| l.starts_with(".global") && l.contains("irgc_$_grid_$_"))
+            .map(|l| l.split_whitespace().last().unwrap_or(""))
+            .collect();
+        for b in &boards {
+            assert!(b.contains("irgc_step_"), "{}: board {b} outside a pipe's step", p.name);
+            assert_eq!(boards.iter().filter(|x| *x == b).count(), 1, "{}: board {b} declared twice", p.name);
+        }
+        with_boards += usize::from(!boards.is_empty());
+        if p.name.ends_with("bfs_worklist.irg") || p.name.ends_with("jp_ldf.irg") {
+            assert!(!boards.is_empty(), "{}: its pipe's block loop has no grid level", p.name);
+        }
+    }
+    assert!(with_boards >= 2, "grid boards in {with_boards} programs");
+}
