@@ -487,6 +487,16 @@ impl Summary<'_> {
                 ),
             };
         }
+        for c in &e.stats.contractions {
+            s += &format!(
+                "contract  {} nodes, {} edges -> {} nodes, {} edges in {:.3} ms\n",
+                c.nodes,
+                c.edges,
+                c.groups,
+                c.new_edges,
+                c.seconds * 1e3
+            );
+        }
         s += &printed_lines(&e.stats.printed);
         s += &format!("digest    {:016x}\n", irgc_runtime::digest(&e.outputs));
         if let Some(path) = &self.args.out {

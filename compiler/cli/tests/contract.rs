@@ -68,6 +68,8 @@ fn kernels_after_a_contraction_see_the_quotient_graph_and_outputs_keep_the_input
         "{out}"
     );
     assert!(err.contains("print     G.num_nodes = 3") && err.contains("print     G.num_edges = 7"), "{err}");
+    // The summary names each contraction: the path's 6 nodes and 10 directed edges became 3 nodes and 7 edges.
+    assert!(err.contains("contract  6 nodes, 10 edges -> 3 nodes, 7 edges in "), "{err}");
 }
 
 #[test]

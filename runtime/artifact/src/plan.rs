@@ -11,6 +11,23 @@ pub struct Plan {
     pub body: Vec<HostStmt>,
 }
 
+impl Plan {
+    /// Whether the plan contracts its graph (`G.contract`) anywhere.
+    pub fn contracts(&self) -> bool {
+        fn any(stmts: &[HostStmt]) -> bool {
+            stmts.iter().any(|s| match s {
+                HostStmt::Contract { .. } => true,
+                HostStmt::If { then, otherwise, .. } => any(then) || any(otherwise),
+                HostStmt::Loop { body, continuing, .. } => any(body) || any(continuing),
+                HostStmt::For { body, .. } | HostStmt::Pipe { body, .. } => any(body),
+                HostStmt::Hybrid { dense, sparse, .. } => any(dense) || any(sparse),
+                _ => false,
+            })
+        }
+        any(&self.body)
+    }
+}
+
 /// A host expression; `ty` is the result type.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HostExpr {

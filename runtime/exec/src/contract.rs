@@ -7,11 +7,13 @@
 //! integers, rounded for floats), and a group's inner edges become one self loop carrying their total. Rows stay
 //! sorted by destination, as every graph's do. Without weights, parallel edges are merged into one.
 //!
-//! The work runs on the host over arrays read back from the device, and the new graph is uploaded (on the CPU
-//! backend "device" memory is host memory, so nothing moves). It costs a counting sort of the nodes by group and a
-//! sort of each group's edges (groups in parallel batches), 1.7-4.7x faster on two threads than the one sort of
-//! all edges it replaced (3 M edges: 135 -> 81 ms; 120 M: 9.3 -> 2.0 s); on a GPU also the transfers. A
-//! device-side contraction (a scan and a segmented sort in kernels) is not built.
+//! The work runs on the host, and the new graph is uploaded into the old one's buffers (on the CPU backend
+//! "device" memory is host memory, so nothing moves). The graph itself is not read back: a contracting plan's
+//! memory keeps it on the host too ([`Memory::host_graph`]: the input's arrays, then each quotient), because reading
+//! a large graph back cost more than building the quotient (rgg22 on an H100: 766 of 931 ms). Only the labels come
+//! back. The quotient costs a counting sort of the nodes by group and one walk over each group's edges (groups in
+//! parallel batches), merging them by destination group as it goes; a device-side contraction (a scan and a
+//! segmented sort in kernels) is not built.
 //!
 //! The run keeps, on the host, each original node's group in the current graph ([`Memory::origin`]), so outputs
 //! are still written per node of the input file: see [`crate::output`].
@@ -22,7 +24,8 @@ use rayon::prelude::*;
 use crate::device::Device;
 use crate::error::RunError;
 use crate::eval::{from_f64, to_f64};
-use crate::memory::{GlobalShape, Memory};
+use crate::memory::{GlobalShape, HostGraph, Memory};
+use irgc_graph::Shared;
 
 /// Contracts `mem`'s graph by global `label` (a node array of nodes), in place: the graph's buffers, node and
 /// edge arrays (their first elements, zeroed, now the whole array) and worklists (emptied); `weight_ty` is the
@@ -56,13 +59,20 @@ pub(crate) fn contract<D: Device>(
     }
     let group: Vec<u32> = labels.iter().map(|&l| id[l as usize]).collect();
 
-    let row_start = dev.read(&mem.row_start, 8, 0, n + 1)?;
-    let col = dev.read(&mem.col, 4, 0, m)?;
-    let weights = match (&mem.weights, weight_ty) {
-        (Some(b), Some(ty)) => Some((dev.read(b, ty.size(), 0, m)?, ty)),
-        _ => None,
+    // The graph as the host has it (a contracting plan's memory keeps it), else read back from the device.
+    let host = match mem.host_graph.take() {
+        Some(h) => h,
+        None => HostGraph {
+            row_start: Shared::from(dev.read(&mem.row_start, 8, 0, n + 1)?),
+            col: Shared::from(dev.read(&mem.col, 4, 0, m)?.into_iter().map(|c| c as u32).collect::<Vec<_>>()),
+            weights: match (&mem.weights, weight_ty) {
+                (Some(b), Some(ty)) => Some(Shared::from(dev.read(b, ty.size(), 0, m)?)),
+                _ => None,
+            },
+        },
     };
-    let rows = Rows { row_start: &row_start, col: &col, group: &group, weights: weights.as_ref() };
+    let weights = host.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
+    let rows = Rows { row_start: &host.row_start, col: &host.col, group: &group, weights };
     let (new_col, new_w, counts) = quotient_rows(&rows, k as usize);
     let mut new_src = Vec::with_capacity(new_col.len());
     for (g, w) in counts.windows(2).enumerate() {
@@ -75,12 +85,17 @@ pub(crate) fn contract<D: Device>(
     // context say how many count.
     dev.write(&mut mem.row_start, 8, 0, &counts)?;
     dev.write(&mut mem.col, 4, 0, &new_col)?;
-    if let (Some(buf), Some((_, ty))) = (&mut mem.weights, &weights) {
+    if let (Some(buf), Some((_, ty))) = (&mut mem.weights, weights) {
         dev.write(buf, ty.size(), 0, &new_w)?;
     }
     if let Some(buf) = &mut mem.sources {
         dev.write(buf, 4, 0, &new_src)?;
     }
+    mem.host_graph = Some(HostGraph {
+        row_start: Shared::from(counts),
+        col: Shared::from(new_col.iter().map(|&c| c as u32).collect::<Vec<_>>()),
+        weights: weights.map(|_| Shared::from(new_w)),
+    });
     mem.num_nodes = k as u64;
     mem.num_edges = new_m;
     for g in mem.globals.iter_mut() {
@@ -102,18 +117,19 @@ pub(crate) fn contract<D: Device>(
     Ok(())
 }
 
-/// The graph's rows and each node's group, as read back.
+/// The graph's rows (weights as bits of their type) and each node's group.
 struct Rows<'a> {
     row_start: &'a [u64],
-    col: &'a [u64],
+    col: &'a [u32],
     group: &'a [u32],
-    weights: Option<&'a (Vec<u64>, Scalar)>,
+    weights: Option<(&'a [u64], Scalar)>,
 }
 
 /// The quotient's rows: its columns (sorted within each row), merged weights (summed in edge order) and row
 /// offsets (`k + 1`). Nodes are bucketed by group (a counting sort), then groups are handled in parallel batches of
-/// about equal edge counts: each gathers its members' edges as (destination group, edge), sorts them and merges
-/// equal destinations. O(m) plus a sort within each group, instead of one sort of all m edges.
+/// about equal edge counts: each walks its members' edges and merges them by destination group as it goes, with a
+/// per-batch table of where each destination's entry is in the row (reset by the group that set it), then sorts only
+/// the row's distinct destinations. O(m) plus a sort of each new row, instead of a sort of each group's edges.
 fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
     let n = r.group.len();
     // Members of each group, in node order.
@@ -145,33 +161,49 @@ fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
             edges = 0;
         }
     }
+    // Per worker thread: where destination d's entry is in the current row (u32::MAX: none yet). One table per
+    // thread, not per batch (`map_init` may call its init once per batch, and a table is k entries).
+    let tables: Vec<std::sync::Mutex<Vec<u32>>> =
+        (0..rayon::current_num_threads()).map(|_| std::sync::Mutex::new(Vec::new())).collect();
     let parts: Vec<(Vec<u64>, Vec<u64>, Vec<u64>)> = batches
         .into_par_iter()
         .map(|groups| {
+            let mut table = tables[rayon::current_thread_index().unwrap_or(0) % tables.len()]
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if table.len() != k {
+                *table = vec![u32::MAX; k];
+            }
+            let at = &mut *table;
             let (mut cols, mut ws, mut lens) = (Vec::new(), Vec::new(), Vec::with_capacity(groups.len()));
-            let mut pairs: Vec<(u32, u64)> = Vec::new();
+            let mut row: Vec<(u32, u64)> = Vec::new();
             for g in groups {
-                pairs.clear();
+                row.clear();
                 for &v in &members[first[g]..first[g + 1]] {
-                    let (a, b) = (r.row_start[v as usize], r.row_start[v as usize + 1]);
-                    pairs.extend((a..b).map(|e| (r.group[r.col[e as usize] as usize], e)));
-                }
-                pairs.sort_unstable();
-                let before = cols.len();
-                let mut i = 0;
-                while i < pairs.len() {
-                    let dst = pairs[i].0;
-                    let mut total = 0u64;
-                    while i < pairs.len() && pairs[i].0 == dst {
-                        if let Some((w, ty)) = r.weights {
-                            total = add(*ty, total, w[pairs[i].1 as usize]);
+                    for e in r.row_start[v as usize]..r.row_start[v as usize + 1] {
+                        let d = r.group[r.col[e as usize] as usize];
+                        let w = r.weights.map_or(0, |(w, _)| w[e as usize]);
+                        match at[d as usize] {
+                            u32::MAX => {
+                                at[d as usize] = row.len() as u32;
+                                row.push((d, w));
+                            }
+                            i => {
+                                if let Some((_, ty)) = r.weights {
+                                    let entry = &mut row[i as usize];
+                                    entry.1 = add(ty, entry.1, w);
+                                }
+                            }
                         }
-                        i += 1;
                     }
-                    cols.push(dst as u64);
-                    ws.push(total);
                 }
-                lens.push((cols.len() - before) as u64);
+                for &(d, _) in &row {
+                    at[d as usize] = u32::MAX;
+                }
+                row.sort_unstable_by_key(|&(d, _)| d);
+                cols.extend(row.iter().map(|&(d, _)| d as u64));
+                ws.extend(row.iter().map(|&(_, w)| w));
+                lens.push(row.len() as u64);
             }
             (cols, ws, lens)
         })
@@ -211,7 +243,7 @@ mod tests {
                 let key = (r.group[v], r.group[r.col[e as usize] as usize]);
                 let total = merged.entry(key).or_insert(0);
                 if let Some((w, ty)) = r.weights {
-                    *total = add(*ty, *total, w[e as usize]);
+                    *total = add(ty, *total, w[e as usize]);
                 }
             }
         }
@@ -246,12 +278,11 @@ mod tests {
             for v in 0..n {
                 row_start[v + 1] += row_start[v];
             }
-            let col: Vec<u64> = edges.iter().map(|e| e.1).collect();
+            let col: Vec<u32> = edges.iter().map(|e| e.1 as u32).collect();
             // Every group used (dense ids), the rest random.
             let group: Vec<u32> = (0..n).map(|v| if v < k { v as u32 } else { next(k as u64) as u32 }).collect();
             let w: Vec<u64> = (0..m).map(|_| from_f64(Scalar::F64, next(1000) as f64 / 7.0)).collect();
-            let weights = (w, Scalar::F64);
-            for weights in [None, Some(&weights)] {
+            for weights in [None, Some((w.as_slice(), Scalar::F64))] {
                 let r = Rows { row_start: &row_start, col: &col, group: &group, weights };
                 assert_eq!(quotient_rows(&r, k), reference(&r, k), "n {n}, m {m}, k {k}");
             }

@@ -18,7 +18,7 @@ use crate::device::{Device, DeviceBuffer, PipeRun};
 use crate::error::RunError;
 use crate::eval::{self, Env};
 use crate::memory::{Global, Memory, Worklist};
-use crate::stats::{HybridChoice, Mode, OutlinedRun, PipeRound, Printed, Stats};
+use crate::stats::{Contraction, HybridChoice, Mode, OutlinedRun, PipeRound, Printed, Stats};
 use crate::RunOptions;
 
 /// How a block ended.
@@ -232,7 +232,17 @@ impl<'a, D: Device> Machine<'a, D> {
             }
             HostStmt::Contract { label } => {
                 let weight_ty = self.artifact.graph.as_ref().and_then(|g| g.weight);
+                let (nodes, edges) = (self.mem.num_nodes, self.mem.num_edges);
+                let started = std::time::Instant::now();
                 crate::contract::contract(&mut *self.dev, &mut self.mem, *label, weight_ty)?;
+                let rec = Contraction {
+                    nodes,
+                    edges,
+                    groups: self.mem.num_nodes,
+                    new_edges: self.mem.num_edges,
+                    seconds: started.elapsed().as_secs_f64(),
+                };
+                Stats::keep(&mut self.stats.contractions, &mut self.stats.dropped, rec);
                 context::sync_memory(&mut self.ctx, &self.layout, &self.mem);
             }
             HostStmt::Clear { worklist } => {

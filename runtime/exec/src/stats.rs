@@ -109,6 +109,18 @@ pub struct Printed {
     pub round: u64,
 }
 
+/// One `G.contract` of the plan: the graph before and after, and the time it took (reading the labels and the
+/// graph back, building the quotient, writing it). Recorded with or without `collect_stats`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Contraction {
+    pub nodes: u64,
+    pub edges: u64,
+    /// The quotient's nodes (the distinct labels) and edges.
+    pub groups: u64,
+    pub new_edges: u64,
+    pub seconds: f64,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub launches: Vec<LaunchRecord>,
@@ -118,6 +130,9 @@ pub struct Stats {
     /// What the plan's `print`s recorded, in order.
     #[serde(default)]
     pub printed: Vec<Printed>,
+    /// The plan's graph contractions, in order.
+    #[serde(default)]
+    pub contractions: Vec<Contraction>,
     /// Records not kept because of [`MAX_RECORDS`].
     pub dropped: u64,
 }
