@@ -57,7 +57,7 @@ pub(crate) fn contract<D: Device>(
         *slot = k;
         k += 1;
     }
-    let group: Vec<u32> = labels.iter().map(|&l| id[l as usize]).collect();
+    let group: Vec<u32> = labels.par_iter().map(|&l| id[l as usize]).collect();
 
     // The graph as the host has it (a contracting plan's memory keeps it), else read back from the device.
     let host = match mem.host_graph.take() {
@@ -74,10 +74,6 @@ pub(crate) fn contract<D: Device>(
     let weights = host.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
     let rows = Rows { row_start: &host.row_start, col: &host.col, group: &group, weights };
     let (new_col, new_w, counts) = quotient_rows(&rows, k as usize);
-    let mut new_src = Vec::with_capacity(new_col.len());
-    for (g, w) in counts.windows(2).enumerate() {
-        new_src.extend(std::iter::repeat_n(g as u64, (w[1] - w[0]) as usize));
-    }
     let new_m = new_col.len() as u64;
     mem.max_degree = counts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
     // The quotient is never larger than the graph, so every buffer is reused (no allocation, and on a GPU no
@@ -89,6 +85,11 @@ pub(crate) fn contract<D: Device>(
         dev.write(buf, ty.size(), 0, &new_w)?;
     }
     if let Some(buf) = &mut mem.sources {
+        // Each edge's source group (only for a program that reads `G.src`).
+        let mut new_src = Vec::with_capacity(new_col.len());
+        for (g, w) in counts.windows(2).enumerate() {
+            new_src.extend(std::iter::repeat_n(g as u64, (w[1] - w[0]) as usize));
+        }
         dev.write(buf, 4, 0, &new_src)?;
     }
     mem.host_graph = Some(HostGraph {
