@@ -21,9 +21,8 @@
 use crate::lower::{Lower, GLOBAL};
 use crate::nested::NestedLoop;
 use crate::PtxError;
-use inkwell::module::Linkage;
 use inkwell::values::{IntValue, PointerValue};
-use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 use irgc_front::ir::Scalar;
 
 /// Iterations a block takes at a time.
@@ -193,15 +192,7 @@ impl<'c> Lower<'c, '_> {
     fn board(&self, words: u64) -> Result<PointerValue<'c>, PtxError> {
         let aty = self.c.i64_type().array_type(words as u32);
         let f = self.f.get_name().to_string_lossy().replace(['.', '$'], "_");
-        let mut i = 0;
-        while self.lm.get_global(&format!("irgc.grid.{f}.{i}")).is_some() {
-            i += 1;
-        }
-        let gv = self.lm.add_global(aty, Some(AddressSpace::from(GLOBAL)), &format!("irgc.grid.{f}.{i}"));
-        gv.set_linkage(Linkage::Internal);
-        gv.set_initializer(&aty.const_zero());
-        gv.set_alignment(8);
-        Ok(gv.as_pointer_value())
+        Ok(self.module_array(aty, GLOBAL, &format!("irgc.grid.{f}"), true))
     }
 
     /// The address of word `i` of a board.

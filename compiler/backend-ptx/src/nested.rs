@@ -779,15 +779,27 @@ impl<'c> Lower<'c, '_> {
     /// A new block-shared array of `len` elements of `ty` (internal to this module, one per use).
     pub(crate) fn shared_slots(&self, ty: Scalar, len: u32, name: &str) -> Result<PointerValue<'c>, PtxError> {
         let aty = types::mem(self.c, ty).array_type(len);
+        Ok(self.module_array(aty, SHARED, &format!("irgc.{name}"), false))
+    }
+
+    /// A new internal module-level array of type `aty` in address space `space`, named `{prefix}.{i}` with the
+    /// first free `i`, 8-byte aligned; zeroed if `zeroed`, else undefined until written.
+    pub(crate) fn module_array(
+        &self,
+        aty: inkwell::types::ArrayType<'c>,
+        space: u16,
+        prefix: &str,
+        zeroed: bool,
+    ) -> PointerValue<'c> {
         let mut i = 0;
-        while self.lm.get_global(&format!("irgc.{name}.{i}")).is_some() {
+        while self.lm.get_global(&format!("{prefix}.{i}")).is_some() {
             i += 1;
         }
-        let gv = self.lm.add_global(aty, Some(AddressSpace::from(SHARED)), &format!("irgc.{name}.{i}"));
+        let gv = self.lm.add_global(aty, Some(AddressSpace::from(space)), &format!("{prefix}.{i}"));
         gv.set_linkage(Linkage::Internal);
-        gv.set_initializer(&aty.get_undef());
+        gv.set_initializer(&if zeroed { aty.const_zero() } else { aty.get_undef() });
         gv.set_alignment(8);
-        Ok(gv.as_pointer_value())
+        gv.as_pointer_value()
     }
 
     /// The address of element `i` (a thread index of the block, or 0/1 for the owner words) of a shared array.
