@@ -201,6 +201,9 @@ pub(crate) enum Part {
     Kernel(usize),
     /// Outlined pipe `i` (`irgc_front::ir::OutlinedLoop`, decided by `irgc-opt`).
     Pipe(usize),
+    /// The flat twin of outlined pipe `i`, if it has one: a module of its own, so that a parallel compile builds
+    /// the pipe's two entries (each with every step inlined, the largest functions of a program) at once.
+    PipeFlat(usize),
 }
 
 /// Compiles the entries of `m` chosen by `part`, with every device function, to one PTX module: kernel entries
@@ -232,9 +235,9 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     for pipe in irgc_front::analysis::outlined_loops(m) {
         if part == Part::All || part == Part::Pipe(pipe.index) {
             out.pipes.push(g.define_pipe(pipe, false)?);
-            if g.pipe_scheduled(pipe) {
-                g.define_pipe(pipe, true)?;
-            }
+        }
+        if (part == Part::All || part == Part::PipeFlat(pipe.index)) && g.pipe_scheduled(pipe) {
+            g.define_pipe(pipe, true)?;
         }
     }
     (out.llvm_ir, out.ptx) = g.emit(&tm)?;

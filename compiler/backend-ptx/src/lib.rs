@@ -181,7 +181,10 @@ pub fn compile_parallel(module: &Module, opts: &Options) -> Result<PtxOutput, Pt
     if n + pipes <= 1 {
         return compile(module, opts);
     }
-    let parts = (0..n).map(codegen::Part::Kernel).chain((0..pipes).map(codegen::Part::Pipe));
+    let parts = (0..n)
+        .map(codegen::Part::Kernel)
+        .chain((0..pipes).map(codegen::Part::Pipe))
+        .chain((0..pipes).map(codegen::Part::PipeFlat));
     let parts: Vec<Result<PtxOutput, PtxError>> = std::thread::scope(|s| {
         let handles: Vec<_> = parts.map(|part| s.spawn(move || codegen::compile(module, opts, part))).collect();
         handles
