@@ -43,9 +43,6 @@ pub(crate) fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
         pushes: pushes.into_iter().collect(),
         retries: retries.into_iter().next(),
         bounds,
-        deals: match k.body.block.first().map(|s| &s.kind) {
-            Some(StmtKind::Op(DeviceOp::ForAll { body, .. })) => body.iter().any(ir::DeviceStmt::holds_block_loop),
-            _ => false,
-        },
+        deals: k.sweep_holds_block_loop(),
     }
 }

@@ -63,16 +63,11 @@ impl<'c> Lower<'c, '_> {
             me.if_then(fits, |me| {
                 let base = me.record(slot, width)?;
                 let s = me.b.build_load(i64t, s_own, "")?.into_int_value();
-                let w = me.word(board, base)?;
-                me.b.build_store(w, s)?;
-                let at = me.b.build_int_add(base, k(1), "")?;
-                let w = me.word(board, at)?;
-                me.b.build_store(w, n)?;
+                me.board_store(board, base, 0, s)?;
+                me.board_store(board, base, 1, n)?;
                 for (j, &(l, v)) in saved.iter().enumerate() {
                     let bits = me.local_bits(l, v)?;
-                    let at = me.b.build_int_add(base, k(2 + j as u64), "")?;
-                    let w = me.word(board, at)?;
-                    me.b.build_store(w, bits)?;
+                    me.board_store(board, base, 2 + j as u64, bits)?;
                 }
                 me.b.build_store(n_own, k(0))?;
                 Ok(())
@@ -98,11 +93,8 @@ impl<'c> Lower<'c, '_> {
             let first = me.b.build_or(tid, ctaid, "")?;
             let first = me.b.build_int_compare(IntPredicate::EQ, first, k(0), "")?;
             me.if_then(first, |me| {
-                let w = me.word(board, k(COUNT))?;
-                me.b.build_store(w, k(0))?;
-                let w = me.word(board, k(CURSOR))?;
-                me.b.build_store(w, k(0))?;
-                Ok(())
+                me.board_store(board, k(COUNT), 0, k(0))?;
+                me.board_store(board, k(CURSOR), 0, k(0))
             })
         })
     }
@@ -204,6 +196,20 @@ impl<'c> Lower<'c, '_> {
     fn board_load(&mut self, board: PointerValue<'c>, i: IntValue<'c>) -> Result<IntValue<'c>, PtxError> {
         let w = self.word(board, i)?;
         self.volatile_load(w, "")
+    }
+
+    /// Stores `v` in word `at + j` of a board.
+    fn board_store(
+        &mut self,
+        board: PointerValue<'c>,
+        at: IntValue<'c>,
+        j: u64,
+        v: IntValue<'c>,
+    ) -> Result<(), PtxError> {
+        let i = if j == 0 { at } else { self.b.build_int_add(at, self.c.i64_type().const_int(j, false), "")? };
+        let w = self.word(board, i)?;
+        self.b.build_store(w, v)?;
+        Ok(())
     }
 
     /// The first word of record `r`.

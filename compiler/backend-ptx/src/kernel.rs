@@ -17,7 +17,7 @@ use crate::PtxError;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::IntPredicate;
 use irgc_artifact::{Layout, WorklistSlot};
-use irgc_front::ir::{DeviceOp, DeviceStmt, Expr, Handle, Kernel, Local, LocalType, Scalar, Space};
+use irgc_front::ir::{DeviceOp, Expr, Handle, Kernel, Local, LocalType, Scalar, Space};
 
 /// A parallel space with its bounds evaluated: `size` iterations, and what is needed to map an iteration
 /// number to the loop variables.
@@ -172,7 +172,7 @@ impl<'c> Lower<'c, '_> {
                         me.block_of(body)
                     })
                 };
-                if body.iter().any(DeviceStmt::holds_block_loop) {
+                if k.sweep_holds_block_loop() {
                     // Block-scheduled nested loops need the whole block at their barriers: every thread of a block
                     // runs the grid-stride loop as often as its first thread, an iteration past the end with its
                     // statements switched off. Only on a skewed graph; elsewhere the loops run in their threads.

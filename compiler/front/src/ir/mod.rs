@@ -226,6 +226,13 @@ impl Kernel {
             _ => None,
         }
     }
+
+    /// Whether the sweep holds a `block`-scheduled nested loop on its predicated path: such a kernel deals a small
+    /// round out a block per item on the GPU, and the runtime launches it with a block per item to match
+    /// (`KernelDesc::deals`), so both read this one answer.
+    pub fn sweep_holds_block_loop(&self) -> bool {
+        matches!(self.sweep(), Some(DeviceOp::ForAll { body, .. }) if body.iter().any(DeviceStmt::holds_block_loop))
+    }
 }
 
 /// A function, kernel or plan body, generic over the operations of its place: [`DeviceBody`] for functions and
