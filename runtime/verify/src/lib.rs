@@ -3,10 +3,11 @@
 //! Every check recomputes the answer with the simplest sequential algorithm that is obviously correct (BFS with a
 //! queue, Dijkstra with a binary heap, union-find, greedy matching, ...) and compares the candidate against it.
 //! None of this code shares anything with the compiler or the runtime beyond the [`Csr`] it reads,
-//! so a bug there cannot hide itself by also being here. Speed is a non-goal: clarity is the point. The two
+//! so a bug there cannot hide itself by also being here. Speed is a non-goal: clarity is the point. The
 //! exceptions run in parallel (rayon) so that a 2^22-node Kronecker graph checks in seconds rather than minutes:
-//! the triangle count's O(m^1.5) intersections, and the PageRank reference's hundreds of steps (pulled over
-//! in-edges, the same sums as the sequential push step, which the residual check still uses).
+//! the triangle count's O(m^1.5) intersections, the PageRank reference's hundreds of steps (pulled over
+//! in-edges, the same sums as the sequential push step, which the residual check still uses), and the matching
+//! check's sorts of all pairs by weight.
 //!
 //! Conventions shared by all checks:
 //! - results come in as slices indexed by node id (`0..num_nodes`), whatever backend produced them;
