@@ -11,6 +11,8 @@
 #   GPU_ABL_RUNS      timed runs per row (default 1, after one warm-up)
 #   GPU_ABL_WARMUP    warm-up runs per row (default 1)
 #   GPU_ABL_TIMEOUT   seconds one `irgc bench` (one class and configuration) may take (default 300)
+#   GPU_ABL_CONFIGS   configurations: `all`, `none`, or a pass's name for "that pass disabled" (default: all,
+#                     each pass, none)
 set -u
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_ABL_DIR:-/tmp/g}
@@ -33,7 +35,7 @@ for g in $CLASSES; do
   graph=$DIR/$g.gr
   weighted=0
   grep -q '"weighted": true' "$DIR/$g.info.json" 2>/dev/null && weighted=1
-  for config in all $passes none; do
+  for config in ${GPU_ABL_CONFIGS:-all $passes none}; do
     case $config in
       all) flags="" ;;
       none) flags=$all_off ;;

@@ -173,7 +173,7 @@ impl<'c> Lower<'c, '_> {
                 let short = me.b.build_int_compare(IntPredicate::ULT, rest, k(CHUNK), "")?;
                 let len = me.b.build_select(short, rest, k(CHUNK), "")?.into_int_value();
                 let start = me.b.build_int_add(s, lo, "")?;
-                me.stride(lp, start, tid, len, ntid)
+                me.stride(lp, start, tid, len, ntid, lp.unroll)
             },
         )?;
         self.restore(saved)

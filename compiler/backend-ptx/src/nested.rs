@@ -48,6 +48,8 @@ pub(crate) struct NestedLoop<'a> {
     pub space: &'a Space,
     pub body: &'a DeviceBlock,
     pub combine: &'a [Combined],
+    /// Iterations per turn in the strides several threads share (the `unroll` pass's decision).
+    pub unroll: u32,
 }
 
 /// Whether a loop body may write memory: a store, an atomic, a push, or a call (whose callee may).
@@ -125,8 +127,8 @@ impl<'c> Lower<'c, '_> {
                     self.predicated_block(then, pt)?;
                     self.predicated_block(otherwise, po)?;
                 }
-                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, .. }) if vars.len() == 1 => {
-                    let lp = NestedLoop { var: vars[0], space, body, combine };
+                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, .. }) if vars.len() == 1 => {
+                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll: *unroll };
                     self.block_loop(&lp, pred)?;
                 }
                 _ => return self.malformed("a block-scheduled loop under a statement other than `if`"),
@@ -178,7 +180,7 @@ impl<'c> Lower<'c, '_> {
                 me.write_local(l, v)?;
             }
             me.reset_combined(lp.combine)?;
-            me.stride(lp, os, rank, on, count)?;
+            me.stride(lp, os, rank, on, count, lp.unroll)?;
             // Every lane combines the lanes' partials (the same steps in every lane), and the owner keeps the
             // total.
             for (c, &a) in lp.combine.iter().zip(&acc) {
@@ -204,7 +206,7 @@ impl<'c> Lower<'c, '_> {
             self.write_local(c.local, v)?;
         }
         let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
-        self.stride(lp, start, i64t.const_zero(), n, i64t.const_int(1, false))
+        self.stride(lp, start, i64t.const_zero(), n, i64t.const_int(1, false), 1)
     }
 
     /// A nested `forall` scheduled `block` (see the module docs), run by every thread of the block; `pred` says
@@ -235,7 +237,7 @@ impl<'c> Lower<'c, '_> {
         // What is left (fewer than 32 iterations, or nothing) runs in this thread.
         let s = self.b.build_load(i64t, s_own, "")?.into_int_value();
         let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
-        self.stride(lp, s, i64t.const_zero(), n, i64t.const_int(1, false))
+        self.stride(lp, s, i64t.const_zero(), n, i64t.const_int(1, false), 1)
     }
 
     /// The block and warp levels of a `block` loop: this thread's range is `*s_own`, `*n_own` (emptied when the
@@ -462,7 +464,9 @@ impl<'c> Lower<'c, '_> {
         Ok(())
     }
 
-    /// Runs iterations `first, first + step, ..` below `n` of the range starting at `start`.
+    /// Runs iterations `first, first + step, ..` below `n` of the range starting at `start`, `unroll` of them a
+    /// turn while that many fit (the loads of a read-only body then are in flight together), then one at a time.
+    /// No division: a stride may run once per call of a function inside a serial loop.
     pub(crate) fn stride(
         &mut self,
         lp: &NestedLoop<'_>,
@@ -470,15 +474,41 @@ impl<'c> Lower<'c, '_> {
         first: IntValue<'c>,
         n: IntValue<'c>,
         step: IntValue<'c>,
+        unroll: u32,
     ) -> Result<(), PtxError> {
         let ty = self.scalar_of(lp.var)?;
         self.nested_foralls += 1;
-        let r = self.counted_loop(first, n, step, false, false, |me, j| {
+        let one = |me: &mut Self, j: IntValue<'c>| -> Result<(), PtxError> {
             let i = me.b.build_int_add(start, j, "")?;
             let v = me.narrow_i64(ty, i)?;
             me.write_local(lp.var, v)?;
             me.block_of(lp.body)
-        });
+        };
+        let mut from = first;
+        if unroll > 1 {
+            let i64t = self.c.i64_type();
+            let at = self.alloca(i64t.into(), "np_at")?;
+            self.b.build_store(at, first)?;
+            let (head, turn, rest) = (self.block("np.turn"), self.block("np.turn.body"), self.block("np.rest"));
+            self.b.build_unconditional_branch(head)?;
+            self.b.position_at_end(head);
+            let j = self.b.build_load(i64t, at, "")?.into_int_value();
+            let span = self.b.build_int_mul(step, i64t.const_int(u64::from(unroll - 1), false), "")?;
+            let last = self.b.build_int_add(j, span, "")?;
+            let fits = self.b.build_int_compare(IntPredicate::ULT, last, n, "")?;
+            self.b.build_conditional_branch(fits, turn, rest)?;
+            self.b.position_at_end(turn);
+            let mut k = j;
+            for _ in 0..unroll {
+                one(self, k)?;
+                k = self.b.build_int_add(k, step, "")?;
+            }
+            self.b.build_store(at, k)?;
+            self.b.build_unconditional_branch(head)?;
+            self.b.position_at_end(rest);
+            from = self.b.build_load(i64t, at, "")?.into_int_value();
+        }
+        let r = self.counted_loop(from, n, step, false, false, one);
         self.nested_foralls -= 1;
         r
     }
@@ -505,7 +535,7 @@ impl<'c> Lower<'c, '_> {
             self.write_local(l, v)?;
         }
         self.reset_combined(lp.combine)?;
-        self.stride(lp, os, me_index, on, step)
+        self.stride(lp, os, me_index, on, step, lp.unroll)
     }
 
     /// The range of a nested loop's space: its start as an `i64`, and its length.

@@ -117,10 +117,10 @@ impl<'c> Lower<'c, '_> {
                     self.write_local(*r, v)?;
                 }
             }
-            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine }
+            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, unroll }
                 if vars.len() == 1 && matches!(space, Space::Range(..) | Space::OutEdges(_)) =>
             {
-                let lp = crate::nested::NestedLoop { var: vars[0], space, body, combine };
+                let lp = crate::nested::NestedLoop { var: vars[0], space, body, combine, unroll: *unroll };
                 let skewed = self.skewed()?;
                 self.if_else(skewed, |me| me.warp_loop(&lp), |me| me.serial_forall(vars, space, body))?;
             }

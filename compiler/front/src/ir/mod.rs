@@ -499,8 +499,16 @@ pub enum DeviceOp {
     /// top-level `ForAll` is its sweep over the grid; a nested one (written `forall` in a sweep, or a serial `for`
     /// that the nested-parallelism pass proved parallel) is spread over GPU threads as `schedule` says, and the
     /// locals named in `combine` (declared outside the loop, updated inside only as `x = x op value`) receive the
-    /// combination of every iteration's updates.
-    ForAll { vars: Vec<Handle<Local>>, space: Space, body: DeviceBlock, schedule: Schedule, combine: Vec<Combined> },
+    /// combination of every iteration's updates. `unroll` is how many iterations a thread runs per turn where
+    /// several threads stride over one range (set by the `unroll` pass; 1 otherwise).
+    ForAll {
+        vars: Vec<Handle<Local>>,
+        space: Space,
+        body: DeviceBlock,
+        schedule: Schedule,
+        combine: Vec<Combined>,
+        unroll: u32,
+    },
     /// One thread block per tile; `threads` is the compile-time block shape. Shared arrays and barriers live here.
     ForTile {
         tile_vars: Vec<Handle<Local>>,

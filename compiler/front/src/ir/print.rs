@@ -279,11 +279,14 @@ impl Printer<'_> {
                     .collect();
                 format!("{res}call {}({})", self.m.functions[*function].name, a.join(", "))
             }
-            DeviceOp::ForAll { vars, space, body, schedule, combine } => {
+            DeviceOp::ForAll { vars, space, body, schedule, combine, unroll } => {
                 let _ = write!(self.out, "forall {} in {} ", self.vars(ctx, vars), self.space(ctx, space));
-                // A nested loop's schedule, once a pass chose one, and its combined locals.
+                // A nested loop's schedule and unrolling, once passes chose them, and its combined locals.
                 if *schedule != Schedule::Thread {
                     let _ = write!(self.out, "schedule {} ", schedule.name());
+                }
+                if *unroll != 1 {
+                    let _ = write!(self.out, "unroll {unroll} ");
                 }
                 if !combine.is_empty() {
                     let c: Vec<String> =

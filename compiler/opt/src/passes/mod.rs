@@ -3,6 +3,7 @@
 mod coop;
 mod np;
 mod outline;
+mod unroll;
 
 use crate::{Options, Remark};
 use irgc_front::ir::Module;
@@ -22,6 +23,11 @@ pub static PASSES: &[Pass] = &[
         name: "np",
         summary: "nested parallelism: an inner loop over a node's edges (or any range) is spread over a warp or block",
         run: np::run,
+    },
+    Pass {
+        name: "unroll",
+        summary: "a warp or block striding over a read-only loop runs four iterations a turn (their loads in flight)",
+        run: unroll::run,
     },
     Pass {
         name: "coop",

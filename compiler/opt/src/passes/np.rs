@@ -375,6 +375,7 @@ impl Cx<'_> {
                         body,
                         schedule,
                         combine,
+                        unroll: 1,
                     });
                     1
                 }
@@ -681,7 +682,8 @@ mod tests {
     fn np(src: &str) -> (String, Vec<String>) {
         let c = irgc_front::compile_source("t.irg", &format!("{HEAD}{src}\nplan {{ }}"));
         let mut m = c.module.unwrap_or_else(|| panic!("compiles: {:?}", c.diagnostics));
-        let opts = Options { validate: true, ..Options::default() }.without("coop").without("outline");
+        let opts =
+            Options { validate: true, ..Options::default() }.without("unroll").without("coop").without("outline");
         let report = crate::run(&mut m, &opts).expect("valid after the pass");
         let pass = report.passes.iter().find(|p| p.name == "np").expect("the pass ran");
         (print_module(&m), pass.remarks.iter().map(|r: &Remark| r.message.clone()).collect())

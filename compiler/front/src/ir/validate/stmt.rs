@@ -123,7 +123,7 @@ impl Validator<'_> {
                     }
                 }
             }
-            DeviceOp::ForAll { vars, space, body: b, schedule, combine } => {
+            DeviceOp::ForAll { vars, space, body: b, schedule, combine, unroll } => {
                 // The sweep stands at the top of a kernel; a nested `forall` anywhere in parallel code (a sweep's
                 // body, a device function, their serial loops).
                 let nested = scope.in_forall || matches!(at, Where::Function(_));
@@ -135,6 +135,12 @@ impl Validator<'_> {
                 }
                 if *schedule == Schedule::Block && (!scope.uniform || !matches!(at, Where::Kernel(_))) {
                     self.err(span, "a block-scheduled loop at a point not every thread of the block reaches");
+                }
+                // Unrolling applies to the strides that several threads share, so only to a scheduled loop.
+                if !matches!(unroll, 1 | 2 | 4 | 8) {
+                    self.err(span, format!("unroll {unroll}: a loop is unrolled by 1, 2, 4 or 8"));
+                } else if *unroll != 1 && *schedule == Schedule::Thread {
+                    self.err(span, format!("unroll {unroll} on a loop scheduled `thread`, which no threads share"));
                 }
                 self.space(body, space, vars, span);
                 for c in combine {

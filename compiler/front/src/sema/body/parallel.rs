@@ -274,6 +274,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     body: Op::device_block(b),
                     schedule: crate::ir::Schedule::Thread,
                     combine: Vec::new(),
+                    unroll: 1,
                 },
                 span,
             );
