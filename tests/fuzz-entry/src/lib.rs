@@ -19,9 +19,11 @@ pub fn front(data: &[u8]) {
     let _ = c.sources.render(&c.diagnostics, false);
     if let Some(mut m) = c.module {
         let options = irgc_opt::Options { validate: true, ..irgc_opt::Options::default() };
-        if irgc_opt::run(&mut m, &options).is_ok() {
-            let _ = irgc_backend_host::lower(&m);
+        // A pass that leaves a checked program's IR invalid is a compiler bug, as much as a panic is.
+        if let Err(e) = irgc_opt::run(&mut m, &options) {
+            panic!("{e}");
         }
+        let _ = irgc_backend_host::lower(&m);
     }
 }
 

@@ -40,6 +40,12 @@ impl DeviceOp {
         )
     }
 
+    /// [`writes_memory`](Self::writes_memory), or a barrier: what a loop body must not do to run its iterations
+    /// as the optimizer rewrites them (all of them after an early exit, several back to back).
+    pub fn writes_or_waits(&self) -> bool {
+        self.writes_memory() || matches!(self, DeviceOp::Barrier)
+    }
+
     /// The blocks nested in this operation (a `forall`'s body).
     pub fn blocks(&self) -> Vec<&DeviceBlock> {
         match self {

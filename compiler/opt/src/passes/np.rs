@@ -63,8 +63,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     let names = Names { functions: &fn_names, globals: &global_names };
     let mut changed = 0;
     // Writes of any kind (stores, atomics, pushes, barriers), for the early-return rewrite.
-    let writes =
-        |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_memory() || matches!(op, DeviceOp::Barrier));
+    let writes = |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_or_waits());
     let write_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, writes)).collect();
     for (_, f) in m.functions.iter_mut() {
         let what = format!("function `{}`", f.name);

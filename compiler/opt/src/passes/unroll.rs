@@ -24,8 +24,7 @@ const UNROLL: u32 = 4;
 
 /// Unrolls every scheduled read-only nested loop; returns how many it changed.
 pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usize {
-    let writes =
-        |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_memory() || matches!(op, DeviceOp::Barrier));
+    let writes = |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_or_waits());
     let write_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, writes)).collect();
     let fn_names: Vec<String> = m.functions.iter().map(|(_, f)| f.name.clone()).collect();
     let mut changed = 0;
