@@ -6,7 +6,8 @@
 //! lays out four iterations back to back (iterations `j, j + s, j + 2s, j + 3s` of the lane's stride `s`, while
 //! all four are in the range; the rest one at a time), and since their bodies write nothing, the loads of all
 //! four can be issued before the first is used. Measured on an H100 (kron22): `jp_ldf` 204 → 149 ms,
-//! `pagerank_pull` 34.3 → 15.8 ms, `ipgc_hybrid` 176 → 159 ms; not skewed classes within noise.
+//! `pagerank_pull` 34.3 → 15.8 ms, `ipgc_hybrid` 176 → 159 ms; other classes mostly within noise, but
+//! `pagerank_pull_f32` on rmatg22 is 21% slower (cause not measured; `docs/optimizer.md`, "`unroll`").
 //!
 //! What it transforms: every nested `forall` that `np` scheduled `warp` or `block` whose body has no store,
 //! atomic, push, retry, reduction or barrier and calls no function that has one (transitively). A body that
