@@ -20,6 +20,10 @@
 //! whole block strides over the owner's range. Then each warp does the same for ranges of 32 or more (owners
 //! found with `ballot`). What is left (fewer than 32 iterations) runs in its own thread. In a dealt round of an
 //! outlined step, the grid level ([`crate::grid`]) comes first.
+//!
+//! # Unrolled strides
+//! Where several threads stride over one range (warp, block and grid levels), a loop the `unroll` pass marked runs
+//! that many iterations a turn while they fit ([`Lower::stride`]); a thread's own remainder runs one at a time.
 
 use crate::lower::{Lower, SHARED};
 use crate::types;
