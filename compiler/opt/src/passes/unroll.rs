@@ -82,26 +82,33 @@ impl Cx<'_> {
         changed
     }
 
-    /// What in `block` writes memory (the first such statement), if anything does.
+    /// What in `block` writes memory (the first such statement), if anything does. Whether an operation writes is
+    /// [`DeviceOp::writes_or_waits`]'s answer (the same test `np` uses); the match below only words the reason.
     fn writer(&self, block: &DeviceBlock) -> Option<String> {
         let mut why = None;
         for s in block {
             s.visit(&mut |s| {
                 let StmtKind::Op(op) = &s.kind else { return };
-                let found = match op {
-                    DeviceOp::Store { .. } => Some("stores to an array".to_string()),
-                    DeviceOp::Atomic { .. } => Some("updates an array atomically".to_string()),
-                    DeviceOp::Push { .. } | DeviceOp::Retry { .. } => Some("pushes to a worklist".to_string()),
-                    DeviceOp::Reduce { .. } => Some("contributes to a reduction".to_string()),
-                    DeviceOp::Barrier => Some("waits at a barrier".to_string()),
+                if why.is_some() {
+                    return;
+                }
+                why = match op {
                     DeviceOp::Call { function, .. } if self.write_fns[function.index()] => {
                         Some(format!("calls `{}`, which writes memory", self.fn_names[function.index()]))
                     }
+                    op if op.writes_or_waits() => Some(
+                        match op {
+                            DeviceOp::Store { .. } => "stores to an array",
+                            DeviceOp::Atomic { .. } => "updates an array atomically",
+                            DeviceOp::Push { .. } | DeviceOp::Retry { .. } => "pushes to a worklist",
+                            DeviceOp::Reduce { .. } => "contributes to a reduction",
+                            DeviceOp::Barrier => "waits at a barrier",
+                            _ => "writes memory",
+                        }
+                        .to_string(),
+                    ),
                     _ => None,
                 };
-                if why.is_none() {
-                    why = found;
-                }
             });
         }
         why
