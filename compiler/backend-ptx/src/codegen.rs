@@ -14,8 +14,8 @@ use inkwell::targets::{CodeModel, FileType, InitializationConfig, RelocMode, Tar
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, StructType};
 use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
 use inkwell::{AddressSpace, OptimizationLevel};
-use irgc_artifact::{flat_entry, Layout};
-use irgc_front::ir::{BodyView, DeviceOp, Kernel, LocalType, Module, OutlinedLoop, Scalar};
+use irgc_artifact::{flat_entry, rolled_entry, Layout};
+use irgc_front::ir::{BodyView, DeviceOp, Kernel, LocalType, Module, OutlinedLoop, Scalar, StmtKind};
 use std::sync::Once;
 
 /// The PTX ISA version asked of LLVM: 8.0 (CUDA 12.0) covers `sm_90a` and every driver of the last years.
@@ -59,6 +59,9 @@ struct Frame<'c> {
     shared: Vec<PointerValue<'c>>,
     /// Lowering a flat entry: every nested-parallelism schedule runs in its thread (see [`irgc_artifact::flat_entry`]).
     flat: bool,
+    /// Lowering a rolled entry: the body's own unrolled loops run one iteration a turn (see
+    /// [`irgc_artifact::rolled_entry`]).
+    rolled: bool,
     /// The device functions this body calls, when not the ordinary set (`funcs`/`flat_funcs`), with the context
     /// slots every call passes along after its arguments (see [`FnSet`]).
     fns: Option<FnSet<'c>>,
@@ -148,6 +151,7 @@ impl<'c> Gen<'c, '_> {
             },
             fn_slots: frame.fns.as_ref().map(|set| set.slots.clone()).unwrap_or_default(),
             flat: frame.flat,
+            rolled: frame.rolled,
             shared: frame.shared,
             nested_foralls: 0,
             in_tile: frame.in_tile,
@@ -193,6 +197,24 @@ fn function_pushes(m: &Module, f: usize, w: usize) -> bool {
     )
 }
 
+/// A kernel's entries: the one named as the kernel, and its twins where it has them.
+struct Twins<'c> {
+    entry: FunctionValue<'c>,
+    flat: Option<FunctionValue<'c>>,
+    rolled: Option<FunctionValue<'c>>,
+}
+
+/// Which form of a kernel an entry is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// As the passes left it.
+    Scheduled,
+    /// Every nested-parallelism schedule in its thread ([`irgc_artifact::flat_entry`]).
+    Flat,
+    /// The kernel's own unrolled loops one iteration a turn ([`irgc_artifact::rolled_entry`]).
+    Rolled,
+}
+
 /// Which entries one LLVM module holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Part {
@@ -223,10 +245,13 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
         g.flat_funcs = g.funcs.clone();
     }
     let mut out = PtxOutput::default();
-    for ((kh, k), (fv, flat)) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
-        let (threads, bytes) = g.define_kernel(kh, k, fv, false)?;
-        if let Some(flat) = flat {
-            g.define_kernel(kh, k, flat, true)?;
+    for ((kh, k), twins) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
+        let (threads, bytes) = g.define_kernel(kh, k, twins.entry, Form::Scheduled)?;
+        if let Some(flat) = twins.flat {
+            g.define_kernel(kh, k, flat, Form::Flat)?;
+        }
+        if let Some(rolled) = twins.rolled {
+            g.define_kernel(kh, k, rolled, Form::Rolled)?;
         }
         out.kernels.push(k.name.clone());
         out.block_threads.push(threads);
@@ -278,6 +303,18 @@ impl<'c, 'm> Gen<'c, 'm> {
             && crate::nested::holds_schedule(&k.body.block, &self.fn_scheduled)
     }
 
+    /// Whether kernel `k` gets a rolled entry: its own body (not a function it calls) holds a loop the `unroll`
+    /// pass unrolled.
+    fn kernel_unrolled(&self, k: &Kernel) -> bool {
+        let mut unrolled = false;
+        for s in &k.body.block {
+            s.visit(&mut |s| {
+                unrolled |= matches!(&s.kind, StmtKind::Op(DeviceOp::ForAll { unroll, .. }) if *unroll > 1);
+            });
+        }
+        unrolled
+    }
+
     /// Whether an outlined pipe gets a flat entry: one of the kernels it runs does.
     fn pipe_scheduled(&self, pipe: &OutlinedLoop) -> bool {
         crate::pipe::pipe_kernels(pipe).into_iter().any(|kh| self.kernel_scheduled(&self.m.kernels[kh]))
@@ -294,12 +331,9 @@ impl<'c, 'm> Gen<'c, 'm> {
     /// Declares the chosen kernels' entries first: they own their exact names (LLVM renames a later symbol that
     /// collides, and the runtime looks entries up by name). Device functions and helpers have dotted names, which
     /// no IR identifier has.
-    /// A kernel with a scheduled loop also owns its flat entry's name ([`irgc_artifact::flat_entry`]).
-    #[allow(clippy::type_complexity)]
-    fn declare_kernels(
-        &mut self,
-        chosen: &dyn Fn(usize) -> bool,
-    ) -> Result<Vec<(FunctionValue<'c>, Option<FunctionValue<'c>>)>, PtxError> {
+    /// A kernel with a scheduled loop also owns its flat entry's name ([`irgc_artifact::flat_entry`]), and one
+    /// with an unrolled loop its rolled entry's ([`irgc_artifact::rolled_entry`]).
+    fn declare_kernels(&mut self, chosen: &dyn Fn(usize) -> bool) -> Result<Vec<Twins<'c>>, PtxError> {
         let c = self.c;
         let mut entries = Vec::new();
         for (i, (_, k)) in self.m.kernels.iter().enumerate() {
@@ -315,9 +349,10 @@ impl<'c, 'm> Gen<'c, 'm> {
                 fv.set_call_conventions(71); // ptx_kernel: an `.entry`
                 Ok(fv)
             };
-            let fv = declare(&k.name)?;
+            let entry = declare(&k.name)?;
             let flat = if self.kernel_scheduled(k) { Some(declare(&flat_entry(&k.name))?) } else { None };
-            entries.push((fv, flat));
+            let rolled = if self.kernel_unrolled(k) { Some(declare(&rolled_entry(&k.name))?) } else { None };
+            entries.push(Twins { entry, flat, rolled });
         }
         Ok(entries)
     }
@@ -364,6 +399,7 @@ impl<'c, 'm> Gen<'c, 'm> {
                 in_tile: false,
                 shared: vec![],
                 flat,
+                rolled: false,
                 fns: Some(FnSet { funcs: funcs.clone(), slots: slots.to_vec() }),
             };
             self.define(fv, f.body.view(), frame, |lw| {
@@ -385,14 +421,14 @@ impl<'c, 'm> Gen<'c, 'm> {
         Ok(funcs)
     }
 
-    /// Defines kernel `k`'s entry `fv` (`flat`: its flat entry); returns its exact block size (tile kernels) and
-    /// its shared-memory bytes.
+    /// Defines kernel `k`'s entry `fv` in `form`; returns its exact block size (tile kernels) and its
+    /// shared-memory bytes.
     fn define_kernel(
         &mut self,
         kh: irgc_front::ir::Handle<Kernel>,
         k: &'m Kernel,
         fv: FunctionValue<'c>,
-        flat: bool,
+        form: Form,
     ) -> Result<(Option<u32>, u64), PtxError> {
         let what = format!("kernel `{}`", k.name);
         let tile = match top_level(k) {
@@ -411,7 +447,8 @@ impl<'c, 'm> Gen<'c, 'm> {
             None => self.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
         }
         let site_body = Some(irgc_front::bounds::SiteBody::Kernel(kh));
-        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared, flat, fns: None };
+        let (flat, rolled) = (form == Form::Flat, form == Form::Rolled);
+        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared, flat, rolled, fns: None };
         self.define(fv, k.body.view(), frame, |lw| {
             let Some(size) = fv.get_nth_param(1) else {
                 return lw.malformed("missing size parameter");
@@ -496,6 +533,7 @@ impl<'c, 'm> Gen<'c, 'm> {
                 in_tile: false,
                 shared: vec![],
                 flat,
+                rolled: false,
                 fns: fns.clone(),
             };
             self.define(sv, k.body.view(), frame, |lw| {
@@ -515,7 +553,16 @@ impl<'c, 'm> Gen<'c, 'm> {
             })?;
             steps.push((kh, sv));
         }
-        let frame = Frame { what, site_body: None, returns: None, in_tile: false, shared: vec![], flat, fns: None };
+        let frame = Frame {
+            what,
+            site_body: None,
+            returns: None,
+            in_tile: false,
+            shared: vec![],
+            flat,
+            rolled: false,
+            fns: None,
+        };
         self.define(fv, m.plan.view(), frame, |lw| {
             let Some(state) = fv.get_nth_param(1) else {
                 return lw.malformed("missing state parameter");

@@ -66,6 +66,9 @@ pub(crate) struct Lower<'c, 'a> {
     pub fn_slots: Vec<usize>,
     /// Lowering a flat entry: [`Lower::skewed`] is the constant `false` (see [`irgc_artifact::flat_entry`]).
     pub flat: bool,
+    /// Lowering a rolled entry: the loops of this body that the `unroll` pass marked run one iteration a turn (see
+    /// [`irgc_artifact::rolled_entry`] and [`Lower::unroll_of`]).
+    pub rolled: bool,
     /// The body's shared arrays (tile kernels only): their address-space-3 globals.
     pub shared: Vec<PointerValue<'c>>,
     /// How many nested (sequential) `forall`s enclose the statement being lowered.

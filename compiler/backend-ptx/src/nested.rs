@@ -132,7 +132,7 @@ impl<'c> Lower<'c, '_> {
                     self.predicated_block(otherwise, po)?;
                 }
                 StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, .. }) if vars.len() == 1 => {
-                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll: *unroll };
+                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll: self.unroll_of(*unroll) };
                     self.block_loop(&lp, pred)?;
                 }
                 _ => return self.malformed("a block-scheduled loop under a statement other than `if`"),
@@ -387,6 +387,15 @@ impl<'c> Lower<'c, '_> {
         let f = self.intrinsic("llvm.nvvm.bar.warp.sync", None, &[i32t.into()]);
         self.b.build_call(f, &[mask.into()], "")?;
         Ok(())
+    }
+
+    /// The iterations per turn of a loop the `unroll` pass marked `unroll`: one in a rolled entry.
+    pub(crate) fn unroll_of(&self, unroll: u32) -> u32 {
+        if self.rolled {
+            1
+        } else {
+            unroll
+        }
     }
 
     /// Reconverges the whole warp (`bar.warp.sync` of every lane).

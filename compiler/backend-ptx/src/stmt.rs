@@ -120,7 +120,8 @@ impl<'c> Lower<'c, '_> {
             DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, unroll }
                 if vars.len() == 1 && matches!(space, Space::Range(..) | Space::OutEdges(_)) =>
             {
-                let lp = crate::nested::NestedLoop { var: vars[0], space, body, combine, unroll: *unroll };
+                let lp =
+                    crate::nested::NestedLoop { var: vars[0], space, body, combine, unroll: self.unroll_of(*unroll) };
                 let skewed = self.skewed()?;
                 self.if_else(skewed, |me| me.warp_loop(&lp), |me| me.serial_forall(vars, space, body))?;
             }

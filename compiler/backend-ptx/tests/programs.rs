@@ -1,5 +1,5 @@
 //! Every shipped program compiles to PTX: one `.entry` per kernel with the kernel's name and one per outlined
-//! pipe, within the time budget, also with no optimizer pass; and, when `IRGC_PTXAS` names a `ptxas`, the PTX
+//! pipe (and the flat and rolled twins of those that have them), within the time budget, also with no optimizer pass; and, when `IRGC_PTXAS` names a `ptxas`, the PTX
 //! assembles for `sm_90` (and `sm_80`). (The LLVM IR and PTX of every program are snapshotted by the stage harness,
 //! `tests/harness`; PTX details are checked by `tests/filecheck`.)
 
@@ -45,9 +45,24 @@ fn every_program_compiles_with_one_entry_per_kernel() {
                 .chain(pipes.iter().map(String::as_str))
                 .filter(|name| out.ptx.contains(&format!(".entry {}(", irgc_artifact::flat_entry(name))))
                 .count();
+            // And rolled twins, exactly for the kernels with an unrolled loop of their own.
+            for (_, k) in p.module.kernels.iter() {
+                let mut unrolled = false;
+                for s in &k.body.block {
+                    s.visit(&mut |s| {
+                        unrolled |= matches!(
+                            &s.kind,
+                            irgc_front::ir::StmtKind::Op(irgc_front::ir::DeviceOp::ForAll { unroll, .. }) if *unroll > 1
+                        )
+                    });
+                }
+                let entry = format!(".entry {}(", irgc_artifact::rolled_entry(&k.name));
+                assert_eq!(out.ptx.matches(&entry).count(), usize::from(unrolled), "{}: `{entry}`", p.name);
+            }
+            let rolled = out.ptx.matches("$rolled(").count();
             assert_eq!(
                 out.ptx.matches(".entry ").count(),
-                names.len() + pipes.len() + twins,
+                names.len() + pipes.len() + twins + rolled,
                 "{}: extra entries",
                 p.name
             );

@@ -163,6 +163,17 @@ pub fn flat_entry(name: &str) -> String {
     format!("{name}$flat")
 }
 
+/// The name of PTX entry `name`'s rolled twin: the same kernel with the loops of its own body that the `unroll`
+/// pass marked running one iteration a turn. Unrolling keeps more loads in flight but takes registers, and with
+/// them resident blocks: `pagerank_pull_f32`'s `pull` takes 48 registers unrolled, 32 rolled, and on rmatg22
+/// (where few ranges are long enough to run unrolled) the lost occupancy made it 21% slower on an H100, while on
+/// kron22 unrolling halves its time. Which one wins depends on the graph, so the runtime times both (on a skewed
+/// graph, two launches of equal size) and keeps the faster. Only kernels with an unrolled loop of their own have
+/// a twin.
+pub fn rolled_entry(name: &str) -> String {
+    format!("{name}$rolled")
+}
+
 /// Whether a graph of `num_nodes` nodes, `num_edges` edges and largest out-degree `max_degree` is skewed enough
 /// for the nested-parallelism schedules: some node has at least 32 edges (a warp's worth) and at least 4 times the
 /// mean degree. On graphs of even degrees (road networks, grids, uniform random graphs) sharing a range costs

@@ -34,9 +34,58 @@ struct Kernel {
     /// Its flat twin ([`irgc_artifact::flat_entry`]), launched on a graph that is not skewed; `None` when the
     /// kernel schedules no nested loop.
     flat: Option<CudaFunction>,
-    /// The most threads per block the driver allows this kernel and its twin (fewer than 1024 when they use
+    /// Its rolled twin ([`irgc_artifact::rolled_entry`]), when its own body has an unrolled loop, and which of the
+    /// two launches on a skewed graph.
+    rolled: Option<CudaFunction>,
+    unroll: UnrollChoice,
+    /// The most threads per block the driver allows this kernel and its twins (fewer than 1024 when they use
     /// many registers).
     max_threads: u32,
+}
+
+/// Which of a kernel's entry (unrolled) and its rolled twin launches on a skewed graph: the first launch runs
+/// the unrolled entry, timed; the next launch of the same size runs the rolled one, timed; the faster is kept for
+/// the rest of the run (the unrolled one on a tie, or when no second launch of that size comes: a worklist
+/// sweep's launches differ in size, and their times say nothing about the entries).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum UnrollChoice {
+    Untimed,
+    /// The unrolled entry took `ms` on a launch of `size` iterations.
+    Timed {
+        size: i64,
+        ms: f32,
+    },
+    /// Decided: whether the unrolled entry launches.
+    Unrolled(bool),
+}
+
+/// What one launch of a kernel with a rolled twin runs, as [`UnrollChoice::trial`] says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Trial {
+    rolled: bool,
+    /// Whether the launch is timed for the choice.
+    timed: bool,
+}
+
+impl UnrollChoice {
+    /// What a launch of `size` iterations runs.
+    fn trial(self, size: i64) -> Trial {
+        match self {
+            UnrollChoice::Untimed => Trial { rolled: false, timed: true },
+            UnrollChoice::Timed { size: s, .. } if s == size => Trial { rolled: true, timed: true },
+            UnrollChoice::Timed { .. } => Trial { rolled: false, timed: false },
+            UnrollChoice::Unrolled(unrolled) => Trial { rolled: !unrolled, timed: false },
+        }
+    }
+
+    /// The choice after launch `t` of `size` iterations took `ms`.
+    fn after(self, t: Trial, size: i64, ms: f32) -> UnrollChoice {
+        match (self, t.timed, t.rolled) {
+            (UnrollChoice::Untimed, true, false) => UnrollChoice::Timed { size, ms },
+            (UnrollChoice::Timed { ms: unrolled, .. }, true, true) => UnrollChoice::Unrolled(ms >= unrolled),
+            (keep, ..) => keep,
+        }
+    }
 }
 
 /// An outlined pipe's entry, loaded, with the grid it runs on.
@@ -139,14 +188,15 @@ impl CudaDevice {
             let function = module.load_function(&desc.name).map_err(|e| {
                 CudaError::Module(format!("the PTX has no entry for kernel `{}`: {}", desc.name, describe(&e)))
             })?;
-            let flat = load_flat(&module, ptx, &desc.name);
+            let flat = load_twin(&module, ptx, &irgc_artifact::flat_entry(&desc.name));
+            let rolled = load_twin(&module, ptx, &irgc_artifact::rolled_entry(&desc.name));
             let query = |f: &CudaFunction| {
                 f.max_threads_per_block()
                     .map_err(|e| CudaError::driver(format!("cannot query kernel `{}`", desc.name), e))
             };
             let mut max_threads = query(&function)?;
-            if let Some(flat) = &flat {
-                max_threads = max_threads.min(query(flat)?);
+            for twin in flat.iter().chain(&rolled) {
+                max_threads = max_threads.min(query(twin)?);
             }
             let block = block_threads(&desc.space)
                 .map_err(|why| CudaError::Module(format!("kernel `{}` cannot run on a GPU: {why}", desc.name)))?;
@@ -157,7 +207,8 @@ impl CudaDevice {
                     desc.name
                 )));
             }
-            kernels.push(Kernel { function, flat, max_threads: max_threads.max(0) as u32 });
+            let unroll = UnrollChoice::Untimed;
+            kernels.push(Kernel { function, flat, rolled, unroll, max_threads: max_threads.max(0) as u32 });
         }
         let pipes = artifact
             .pipes
@@ -300,10 +351,9 @@ fn has_entry(ptx: &str, name: &str) -> bool {
     ptx.contains(&format!(".entry {name}("))
 }
 
-/// Kernel `name`'s flat twin ([`irgc_artifact::flat_entry`]), if the PTX has one.
-fn load_flat(module: &Arc<CudaModule>, ptx: &str, name: &str) -> Option<CudaFunction> {
-    let flat = irgc_artifact::flat_entry(name);
-    has_entry(ptx, &flat).then(|| module.load_function(&flat).ok()).flatten()
+/// Entry `twin` (a kernel's flat or rolled twin), if the PTX has it.
+fn load_twin(module: &Arc<CudaModule>, ptx: &str, twin: &str) -> Option<CudaFunction> {
+    has_entry(ptx, twin).then(|| module.load_function(twin).ok()).flatten()
 }
 
 impl Device for CudaDevice {
@@ -439,11 +489,15 @@ impl Device for CudaDevice {
         // Untimed, the launch is queued and the host goes on: the next read (the worklist counters, a reduction's
         // result, the outputs) waits for it, in stream order. A failure then shows at that wait.
         let kernel = &self.kernels[k];
-        let function = match &kernel.flat {
-            Some(flat) if !skewed(ctx) => flat,
+        // The entry: the flat twin on a graph that is not skewed, else the unrolled or the rolled one.
+        let flat = kernel.flat.as_ref().filter(|_| !skewed(ctx));
+        let trial = (flat.is_none() && kernel.rolled.is_some()).then(|| kernel.unroll.trial(size));
+        let function = match (flat, &kernel.rolled, trial) {
+            (Some(flat), ..) => flat,
+            (None, Some(rolled), Some(Trial { rolled: true, .. })) => rolled,
             _ => &kernel.function,
         };
-        let ms = if self.time_launches {
+        let ms = if self.time_launches || trial.is_some_and(|t| t.timed) {
             self.launch_events.0.record(stream).map_err(failed)?;
             driver::launch(stream, function, &self.table, size, cfg).map_err(failed)?;
             self.launch_events.1.record(stream).map_err(failed)?;
@@ -453,6 +507,11 @@ impl Device for CudaDevice {
             driver::launch(stream, function, &self.table, size, cfg).map_err(failed)?;
             0.0
         };
+        if let Some(t) = trial {
+            let kernel = &mut self.kernels[k];
+            kernel.unroll = kernel.unroll.after(t, size, ms);
+        }
+        let ms = if self.time_launches { ms } else { 0.0 };
         let bits = match desc.reduction {
             None => 0,
             Some((_, ty)) => {
@@ -587,6 +646,34 @@ impl Device for CudaDevice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs launches of the given sizes and times (unrolled, rolled) through the choice; returns what each
+    /// launch ran (`true`: rolled) and the final choice.
+    fn choose(launches: &[(i64, f32, f32)]) -> (Vec<bool>, UnrollChoice) {
+        let mut c = UnrollChoice::Untimed;
+        let mut ran = Vec::new();
+        for &(size, unrolled, rolled) in launches {
+            let t = c.trial(size);
+            ran.push(t.rolled);
+            c = c.after(t, size, if t.rolled { rolled } else { unrolled });
+        }
+        (ran, c)
+    }
+
+    #[test]
+    fn the_faster_of_the_unrolled_and_rolled_entries_is_kept() {
+        let (ran, c) = choose(&[(100, 1.27, 1.03), (100, 1.27, 1.03), (100, 1.27, 1.03)]);
+        assert_eq!((ran, c), (vec![false, true, true], UnrollChoice::Unrolled(false)), "rolled faster (rmatg22)");
+        let (ran, c) = choose(&[(100, 1.99, 3.86), (100, 1.99, 3.86), (100, 1.99, 3.86)]);
+        assert_eq!((ran, c), (vec![false, true, false], UnrollChoice::Unrolled(true)), "unrolled faster (kron22)");
+        let (_, c) = choose(&[(100, 1.0, 1.0), (100, 1.0, 1.0)]);
+        assert_eq!(c, UnrollChoice::Unrolled(true), "a tie keeps the pass's choice");
+        // Launches of different sizes (a worklist sweep) compare nothing: the unrolled entry runs untimed.
+        let (ran, c) = choose(&[(100, 1.0, 0.5), (7, 1.0, 0.5), (3000, 1.0, 0.5)]);
+        assert_eq!(ran, vec![false, false, false]);
+        assert_eq!(c, UnrollChoice::Timed { size: 100, ms: 1.0 });
+        assert_eq!(c.trial(7), Trial { rolled: false, timed: false });
+    }
 
     #[test]
     fn a_pipe_enters_its_kernel_only_when_small_and_after_its_first_rounds() {

@@ -6,8 +6,15 @@
 //! lays out four iterations back to back (iterations `j, j + s, j + 2s, j + 3s` of the lane's stride `s`, while
 //! all four are in the range; the rest one at a time), and since their bodies write nothing, the loads of all
 //! four can be issued before the first is used. Measured on an H100 (kron22): `jp_ldf` 204 → 149 ms,
-//! `pagerank_pull` 34.3 → 15.8 ms, `ipgc_hybrid` 176 → 159 ms; other classes mostly within noise, but
-//! `pagerank_pull_f32` on rmatg22 is 21% slower (cause not measured; `docs/optimizer.md`, "`unroll`").
+//! `pagerank_pull` 34.3 → 15.8 ms, `ipgc_hybrid` 176 → 159 ms; other classes mostly within noise.
+//!
+//! Where it hurts, and the rule for it: the unrolled form takes registers (`pagerank_pull_f32`'s `pull`: 48
+//! against 32, so 5 blocks an SM instead of 8), and on a graph whose work is mostly short ranges (rmatg22) the
+//! lost occupancy costs more than the unrolled hubs save (21% slower, measured with Nsight Compute: achieved
+//! occupancy 52% against 84%). No compile-time rule tells those graphs apart, so a kernel with an unrolled loop of
+//! its own also gets a *rolled* entry (`irgc_artifact::rolled_entry`), and on a skewed graph the runtime times
+//! one launch of each (two launches of equal size) and keeps the faster. Unrolled loops in device functions, and
+//! outlined pipes, have no rolled form yet.
 //!
 //! What it transforms: every nested `forall` that `np` scheduled `warp` or `block` whose body has no store,
 //! atomic, push, retry, reduction or barrier and calls no function that has one (transitively). A body that
