@@ -89,6 +89,7 @@ mod convert;
 mod expr;
 mod grid;
 mod helpers;
+mod interleave;
 mod kernel;
 mod lower;
 mod nested;

@@ -54,6 +54,8 @@ pub(crate) struct NestedLoop<'a> {
     pub combine: &'a [Combined],
     /// Iterations per turn in the strides several threads share (the `unroll` pass's decision).
     pub unroll: u32,
+    /// Iterations a thread runs at once in the range it keeps (the `interleave` pass's decision).
+    pub interleave: u32,
 }
 
 /// Whether a loop body may write memory: a store, an atomic, a push, or a call (whose callee may).
@@ -131,8 +133,11 @@ impl<'c> Lower<'c, '_> {
                     self.predicated_block(then, pt)?;
                     self.predicated_block(otherwise, po)?;
                 }
-                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, .. }) if vars.len() == 1 => {
-                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll: self.unroll_of(*unroll) };
+                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, interleave, .. })
+                    if vars.len() == 1 =>
+                {
+                    let unroll = self.unroll_of(*unroll);
+                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll, interleave: *interleave };
                     self.block_loop(&lp, pred)?;
                 }
                 _ => return self.malformed("a block-scheduled loop under a statement other than `if`"),
@@ -210,7 +215,7 @@ impl<'c> Lower<'c, '_> {
             self.write_local(c.local, v)?;
         }
         let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
-        self.stride(lp, start, i64t.const_zero(), n, i64t.const_int(1, false), 1)
+        self.own_range(lp, start, n)
     }
 
     /// A nested `forall` scheduled `block` (see the module docs), run by every thread of the block; `pred` says
@@ -241,7 +246,23 @@ impl<'c> Lower<'c, '_> {
         // What is left (fewer than 32 iterations, or nothing) runs in this thread.
         let s = self.b.build_load(i64t, s_own, "")?.into_int_value();
         let n = self.b.build_load(i64t, n_own, "")?.into_int_value();
-        self.stride(lp, s, i64t.const_zero(), n, i64t.const_int(1, false), 1)
+        self.own_range(lp, s, n)
+    }
+
+    /// Runs the `n` iterations of the range starting at `start` that this thread keeps: interleaved where the
+    /// `interleave` pass said so, else one after another.
+    fn own_range(&mut self, lp: &NestedLoop<'_>, start: IntValue<'c>, n: IntValue<'c>) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        if lp.interleave <= 1 {
+            return self.stride(lp, start, i64t.const_zero(), n, i64t.const_int(1, false), 1);
+        }
+        let ty = self.scalar_of(lp.var)?;
+        let bind = |me: &mut Self, j: IntValue<'c>| {
+            let i = me.b.build_int_add(start, j, "")?;
+            let v = me.narrow_i64(ty, i)?;
+            me.write_local(lp.var, v)
+        };
+        self.interleaved(lp.var, lp.body, lp.combine, lp.interleave, n, &bind)
     }
 
     /// The block and warp levels of a `block` loop: this thread's range is `*s_own`, `*n_own` (emptied when the
@@ -600,19 +621,19 @@ impl<'c> Lower<'c, '_> {
         Ok(())
     }
 
-    fn scalar_of(&self, l: Handle<Local>) -> Result<Scalar, PtxError> {
+    pub(crate) fn scalar_of(&self, l: Handle<Local>) -> Result<Scalar, PtxError> {
         match self.body.locals[l].ty {
             LocalType::Scalar(s) => Ok(s),
             LocalType::ArrayRef(_) => self.malformed("a combined local or loop variable of array type"),
         }
     }
 
-    fn identity(&self, op: CombineOp, ty: Scalar) -> BasicValueEnum<'c> {
+    pub(crate) fn identity(&self, op: CombineOp, ty: Scalar) -> BasicValueEnum<'c> {
         types::constant(self.c, ty, op.identity_bits(ty))
     }
 
     /// `a op b` in type `ty`.
-    fn combine_values(
+    pub(crate) fn combine_values(
         &mut self,
         op: CombineOp,
         ty: Scalar,

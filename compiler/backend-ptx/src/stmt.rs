@@ -117,16 +117,20 @@ impl<'c> Lower<'c, '_> {
                     self.write_local(*r, v)?;
                 }
             }
-            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, unroll }
+            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, unroll, interleave }
                 if vars.len() == 1 && matches!(space, Space::Range(..) | Space::OutEdges(_)) =>
             {
+                let unroll = self.unroll_of(*unroll);
                 let lp =
-                    crate::nested::NestedLoop { var: vars[0], space, body, combine, unroll: self.unroll_of(*unroll) };
+                    crate::nested::NestedLoop { var: vars[0], space, body, combine, unroll, interleave: *interleave };
                 let skewed = self.skewed()?;
-                self.if_else(skewed, |me| me.warp_loop(&lp), |me| me.serial_forall(vars, space, body))?;
+                let serial = |me: &mut Self| me.serial_forall(vars, space, body, combine, *interleave);
+                self.if_else(skewed, |me| me.warp_loop(&lp), serial)?;
             }
             // In its thread: unscheduled, or (`block` reached here) on a graph that is not skewed.
-            DeviceOp::ForAll { vars, space, body, .. } => self.serial_forall(vars, space, body)?,
+            DeviceOp::ForAll { vars, space, body, combine, interleave, .. } => {
+                self.serial_forall(vars, space, body, combine, *interleave)?
+            }
             DeviceOp::ForTile { .. } => return self.unsupported("`forall tile` nested in another statement"),
             DeviceOp::Return(v) => {
                 let Some(ret) = self.returns else {
@@ -175,9 +179,15 @@ impl<'c> Lower<'c, '_> {
         vars: &[Handle<irgc_front::ir::Local>],
         space: &Space,
         body: &[DeviceStmt],
+        combine: &[irgc_front::ir::Combined],
+        interleave: u32,
     ) -> Result<(), PtxError> {
         let sp = self.prepare_space(space)?;
         let i64t = self.c.i64_type();
+        if interleave > 1 && vars.len() == 1 {
+            let bind = |me: &mut Self, i: IntValue<'c>| me.bind_space(&sp, vars, i);
+            return self.interleaved(vars[0], body, combine, interleave, sp.size, &bind);
+        }
         self.nested_foralls += 1;
         let r = self.counted_loop(i64t.const_zero(), sp.size, i64t.const_int(1, false), false, false, |me, i| {
             me.bind_space(&sp, vars, i)?;

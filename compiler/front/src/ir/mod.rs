@@ -500,7 +500,9 @@ pub enum DeviceOp {
     /// that the nested-parallelism pass proved parallel) is spread over GPU threads as `schedule` says, and the
     /// locals named in `combine` (declared outside the loop, updated inside only as `x = x op value`) receive the
     /// combination of every iteration's updates. `unroll` is how many iterations a thread runs per turn where
-    /// several threads stride over one range (set by the `unroll` pass; 1 otherwise).
+    /// several threads stride over one range (set by the `unroll` pass; 1 otherwise). `interleave` is how many
+    /// iterations a thread runs at once, statement by statement, where it runs a range alone (set by the
+    /// `interleave` pass; 1 otherwise).
     ForAll {
         vars: Vec<Handle<Local>>,
         space: Space,
@@ -508,6 +510,7 @@ pub enum DeviceOp {
         schedule: Schedule,
         combine: Vec<Combined>,
         unroll: u32,
+        interleave: u32,
     },
     /// One thread block per tile; `threads` is the compile-time block shape. Shared arrays and barriers live here.
     ForTile {

@@ -279,7 +279,7 @@ impl Printer<'_> {
                     .collect();
                 format!("{res}call {}({})", self.m.functions[*function].name, a.join(", "))
             }
-            DeviceOp::ForAll { vars, space, body, schedule, combine, unroll } => {
+            DeviceOp::ForAll { vars, space, body, schedule, combine, unroll, interleave } => {
                 let _ = write!(self.out, "forall {} in {} ", self.vars(ctx, vars), self.space(ctx, space));
                 // A nested loop's schedule and unrolling, once passes chose them, and its combined locals.
                 if *schedule != Schedule::Thread {
@@ -287,6 +287,9 @@ impl Printer<'_> {
                 }
                 if *unroll != 1 {
                     let _ = write!(self.out, "unroll {unroll} ");
+                }
+                if *interleave != 1 {
+                    let _ = write!(self.out, "interleave {interleave} ");
                 }
                 if !combine.is_empty() {
                     let c: Vec<String> =

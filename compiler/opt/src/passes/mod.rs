@@ -1,6 +1,7 @@
 //! The passes, one per file, in the order [`run`](crate::run) applies them.
 
 mod coop;
+mod interleave;
 mod np;
 mod outline;
 mod unroll;
@@ -28,6 +29,11 @@ pub static PASSES: &[Pass] = &[
         name: "unroll",
         summary: "a warp or block striding over a read-only loop runs four iterations a turn (their loads in flight)",
         run: unroll::run,
+    },
+    Pass {
+        name: "interleave",
+        summary: "a thread running a loop's range alone runs four iterations at once when the body waits on atomics",
+        run: interleave::run,
     },
     Pass {
         name: "coop",

@@ -375,6 +375,7 @@ impl Cx<'_> {
                         schedule,
                         combine,
                         unroll: 1,
+                        interleave: 1,
                     });
                     1
                 }

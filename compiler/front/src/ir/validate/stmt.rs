@@ -123,7 +123,7 @@ impl Validator<'_> {
                     }
                 }
             }
-            DeviceOp::ForAll { vars, space, body: b, schedule, combine, unroll } => {
+            DeviceOp::ForAll { vars, space, body: b, schedule, combine, unroll, interleave } => {
                 // The sweep stands at the top of a kernel; a nested `forall` anywhere in parallel code (a sweep's
                 // body, a device function, their serial loops).
                 let nested = scope.in_forall || matches!(at, Where::Function(_));
@@ -141,6 +141,14 @@ impl Validator<'_> {
                     self.err(span, format!("unroll {unroll}: a loop is unrolled by 1, 2, 4 or 8"));
                 } else if *unroll != 1 && *schedule == Schedule::Thread {
                     self.err(span, format!("unroll {unroll} on a loop scheduled `thread`, which no threads share"));
+                }
+                // Interleaving runs iterations of one range at once in a thread: only a nested loop over a range.
+                if !matches!(interleave, 1 | 2 | 4 | 8) {
+                    self.err(span, format!("interleave {interleave}: a loop is interleaved by 1, 2, 4 or 8"));
+                } else if *interleave != 1
+                    && (!nested || vars.len() != 1 || !matches!(space, Space::Range(..) | Space::OutEdges(_)))
+                {
+                    self.err(span, format!("interleave {interleave} on a loop that is not a nested loop over a range"));
                 }
                 self.space(body, space, vars, span);
                 for c in combine {

@@ -275,6 +275,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     schedule: crate::ir::Schedule::Thread,
                     combine: Vec::new(),
                     unroll: 1,
+                    interleave: 1,
                 },
                 span,
             );
