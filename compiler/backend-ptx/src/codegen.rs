@@ -3,7 +3,7 @@
 
 use crate::helpers::Helpers;
 use crate::kernel::top_level;
-use crate::lower::{Lower, GLOBAL, SHARED};
+use crate::lower::{Form, Lower, GLOBAL, SHARED};
 use crate::types::{self, reg};
 use crate::{layout_of, Options, PtxError, PtxOutput, ARCHS};
 use inkwell::attributes::{Attribute, AttributeLoc};
@@ -57,11 +57,8 @@ struct Frame<'c> {
     returns: Option<Option<Scalar>>,
     in_tile: bool,
     shared: Vec<PointerValue<'c>>,
-    /// Lowering a flat entry: every nested-parallelism schedule runs in its thread (see [`irgc_artifact::flat_entry`]).
-    flat: bool,
-    /// Lowering a rolled entry: the body's own unrolled loops run one iteration a turn (see
-    /// [`irgc_artifact::rolled_entry`]).
-    rolled: bool,
+    /// Which form of its kernel the body is lowered for.
+    form: Form,
     /// The device functions this body calls, when not the ordinary set (`funcs`/`flat_funcs`), with the context
     /// slots every call passes along after its arguments (see [`FnSet`]).
     fns: Option<FnSet<'c>>,
@@ -146,12 +143,11 @@ impl<'c> Gen<'c, '_> {
             reduction: None,
             funcs: match &frame.fns {
                 Some(set) => &set.funcs,
-                None if frame.flat => &self.flat_funcs,
+                None if frame.form == Form::Flat => &self.flat_funcs,
                 None => &self.funcs,
             },
             fn_slots: frame.fns.as_ref().map(|set| set.slots.clone()).unwrap_or_default(),
-            flat: frame.flat,
-            rolled: frame.rolled,
+            form: frame.form,
             shared: frame.shared,
             nested_foralls: 0,
             in_tile: frame.in_tile,
@@ -202,17 +198,6 @@ struct Twins<'c> {
     entry: FunctionValue<'c>,
     flat: Option<FunctionValue<'c>>,
     rolled: Option<FunctionValue<'c>>,
-}
-
-/// Which form of a kernel an entry is.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Form {
-    /// As the passes left it.
-    Scheduled,
-    /// Every nested-parallelism schedule in its thread ([`irgc_artifact::flat_entry`]).
-    Flat,
-    /// The kernel's own unrolled loops one iteration a turn ([`irgc_artifact::rolled_entry`]).
-    Rolled,
 }
 
 /// Which entries one LLVM module holds.
@@ -398,8 +383,7 @@ impl<'c, 'm> Gen<'c, 'm> {
                 returns: Some(f.ret),
                 in_tile: false,
                 shared: vec![],
-                flat,
-                rolled: false,
+                form: Form::flat_if(flat),
                 fns: Some(FnSet { funcs: funcs.clone(), slots: slots.to_vec() }),
             };
             self.define(fv, f.body.view(), frame, |lw| {
@@ -447,8 +431,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             None => self.annotate(fv, "maxntidx", u64::from(crate::FORALL_MAX_THREADS))?,
         }
         let site_body = Some(irgc_front::bounds::SiteBody::Kernel(kh));
-        let (flat, rolled) = (form == Form::Flat, form == Form::Rolled);
-        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared, flat, rolled, fns: None };
+        let frame = Frame { what, site_body, returns: None, in_tile: tile.is_some(), shared, form, fns: None };
         self.define(fv, k.body.view(), frame, |lw| {
             let Some(size) = fv.get_nth_param(1) else {
                 return lw.malformed("missing size parameter");
@@ -532,8 +515,7 @@ impl<'c, 'm> Gen<'c, 'm> {
                 returns: None,
                 in_tile: false,
                 shared: vec![],
-                flat,
-                rolled: false,
+                form: Form::flat_if(flat),
                 fns: fns.clone(),
             };
             self.define(sv, k.body.view(), frame, |lw| {
@@ -559,8 +541,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             returns: None,
             in_tile: false,
             shared: vec![],
-            flat,
-            rolled: false,
+            form: Form::flat_if(flat),
             fns: None,
         };
         self.define(fv, m.plan.view(), frame, |lw| {

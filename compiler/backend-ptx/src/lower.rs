@@ -19,6 +19,29 @@ use inkwell::AddressSpace;
 use irgc_artifact::Layout;
 use irgc_front::ir::{ArrayRef, BodyView, Expr, GlobalKind, Handle, Local, LocalType, Module, ReduceOp, Scalar};
 
+/// Which form of a kernel (or outlined pipe) an entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// As the passes left it.
+    Scheduled,
+    /// Every nested-parallelism schedule in its thread ([`irgc_artifact::flat_entry`]): [`Lower::skewed`] is the
+    /// constant `false`.
+    Flat,
+    /// The body's own unrolled loops one iteration a turn ([`irgc_artifact::rolled_entry`], [`Lower::unroll_of`]).
+    Rolled,
+}
+
+impl Form {
+    /// `Flat` for a flat entry, else `Scheduled` (device function sets and outlined pipes have no rolled form).
+    pub(crate) fn flat_if(flat: bool) -> Form {
+        if flat {
+            Form::Flat
+        } else {
+            Form::Scheduled
+        }
+    }
+}
+
 /// Global memory (device arrays, the context, worklists).
 pub(crate) const GLOBAL: u16 = 1;
 /// Block-shared memory (`shared` arrays of a tile).
@@ -64,11 +87,8 @@ pub(crate) struct Lower<'c, 'a> {
     /// Context slots whose values every call passes to `funcs` after its arguments (a step of an outlined pipe,
     /// and the functions it calls: their worklist slots; empty otherwise).
     pub fn_slots: Vec<usize>,
-    /// Lowering a flat entry: [`Lower::skewed`] is the constant `false` (see [`irgc_artifact::flat_entry`]).
-    pub flat: bool,
-    /// Lowering a rolled entry: the loops of this body that the `unroll` pass marked run one iteration a turn (see
-    /// [`irgc_artifact::rolled_entry`] and [`Lower::unroll_of`]).
-    pub rolled: bool,
+    /// Which form of its kernel the entry being lowered is ([`Form`]).
+    pub form: Form,
     /// The body's shared arrays (tile kernels only): their address-space-3 globals.
     pub shared: Vec<PointerValue<'c>>,
     /// How many nested (sequential) `forall`s enclose the statement being lowered.

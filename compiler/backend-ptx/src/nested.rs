@@ -23,9 +23,10 @@
 //!
 //! # Unrolled strides
 //! Where several threads stride over one range (warp, block and grid levels), a loop the `unroll` pass marked runs
-//! that many iterations a turn while they fit ([`Lower::stride`]); a thread's own remainder runs one at a time.
+//! that many iterations a turn while they fit ([`Lower::stride`]); a thread's own remainder runs one at a time,
+//! or `interleave` at once where the `interleave` pass said so (`crate::interleave`).
 
-use crate::lower::{Lower, SHARED};
+use crate::lower::{Form, Lower, SHARED};
 use crate::types;
 use crate::PtxError;
 use inkwell::module::Linkage;
@@ -412,7 +413,7 @@ impl<'c> Lower<'c, '_> {
 
     /// The iterations per turn of a loop the `unroll` pass marked `unroll`: one in a rolled entry.
     pub(crate) fn unroll_of(&self, unroll: u32) -> u32 {
-        if self.rolled {
+        if self.form == Form::Rolled {
             1
         } else {
             unroll

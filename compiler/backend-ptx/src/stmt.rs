@@ -1,7 +1,7 @@
 //! Statements: structured control flow becomes LLVM blocks; worklist pushes and reductions follow the protocols
 //! of the kernel ABI (see the crate docs).
 
-use crate::lower::{Lower, GLOBAL};
+use crate::lower::{Form, Lower, GLOBAL};
 use crate::types;
 use crate::PtxError;
 use inkwell::values::{BasicMetadataValueEnum, BasicValueEnum, IntValue};
@@ -201,7 +201,7 @@ impl<'c> Lower<'c, '_> {
     /// same in every thread).
     /// In a flat entry it is the constant `false`, so LLVM drops the scheduled forms and their registers.
     pub(crate) fn skewed(&mut self) -> Result<IntValue<'c>, PtxError> {
-        if self.flat {
+        if self.form == Form::Flat {
             return Ok(self.c.bool_type().const_zero());
         }
         let v = self.slot(irgc_artifact::Layout::SKEWED)?;
