@@ -575,9 +575,8 @@ impl<'c> Lower<'c, '_> {
 
     /// The range of a nested loop's space: its start as an `i64`, and its length.
     fn range_of(&mut self, space: &Space) -> Result<(IntValue<'c>, IntValue<'c>), PtxError> {
-        match space {
-            Space::Range(..) | Space::OutEdges(_) => {}
-            _ => return self.malformed("a scheduled nested loop over a space that is not a range"),
+        if !space.is_range() {
+            return self.malformed("a scheduled nested loop over a space that is not a range");
         }
         let sp = self.prepare_space(space)?;
         let start = self.space_start(&sp)?;

@@ -118,7 +118,7 @@ impl<'c> Lower<'c, '_> {
                 }
             }
             DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, unroll, interleave }
-                if vars.len() == 1 && matches!(space, Space::Range(..) | Space::OutEdges(_)) =>
+                if vars.len() == 1 && space.is_range() =>
             {
                 let unroll = self.unroll_of(*unroll);
                 let lp =

@@ -144,6 +144,12 @@ impl Space {
             Space::Range2([(a, b), (c, d)]) => vec![*a, *b, *c, *d],
         }
     }
+
+    /// Whether the space is one range of consecutive indices (`a..b`, or a node's out-edges): what the nested
+    /// schedules and interleaving run.
+    pub fn is_range(&self) -> bool {
+        matches!(self, Space::Range(..) | Space::OutEdges(_))
+    }
 }
 
 /// Calls `f` on every node of the expression tree `e`, parents before their operands.

@@ -53,8 +53,8 @@ fn interleave_block(
 ) -> usize {
     let mut changed = 0;
     for s in block.iter_mut() {
-        if let StmtKind::Op(DeviceOp::ForAll { vars, body, schedule, interleave, .. }) = &mut s.kind {
-            if *schedule != Schedule::Thread && vars.len() == 1 {
+        if let StmtKind::Op(DeviceOp::ForAll { vars, space, body, schedule, interleave, .. }) = &mut s.kind {
+            if *schedule != Schedule::Thread && vars.len() == 1 && space.is_range() {
                 let waits = body.iter().any(|s| {
                     let mut any = false;
                     s.visit(&mut |s| {

@@ -145,9 +145,7 @@ impl Validator<'_> {
                 // Interleaving runs iterations of one range at once in a thread: only a nested loop over a range.
                 if !matches!(interleave, 1 | 2 | 4 | 8) {
                     self.err(span, format!("interleave {interleave}: a loop is interleaved by 1, 2, 4 or 8"));
-                } else if *interleave != 1
-                    && (!nested || vars.len() != 1 || !matches!(space, Space::Range(..) | Space::OutEdges(_)))
-                {
+                } else if *interleave != 1 && (!nested || vars.len() != 1 || !space.is_range()) {
                     self.err(span, format!("interleave {interleave} on a loop that is not a nested loop over a range"));
                 }
                 self.space(body, space, vars, span);
