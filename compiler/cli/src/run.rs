@@ -487,6 +487,9 @@ impl Summary<'_> {
                 ),
             };
         }
+        for u in &e.stats.unroll_choices {
+            s += &unroll_line(u);
+        }
         for c in &e.stats.contractions {
             s += &format!(
                 "contract  {} nodes, {} edges -> {} nodes, {} edges in {:.3} ms\n",
@@ -559,6 +562,7 @@ impl Summary<'_> {
             })),
             "rank": e.rank.as_ref().map(|r| rank_json(r, e)),
             "printed": e.stats.printed,
+            "unroll_choices": e.stats.unroll_choices,
             "digest": format!("{:016x}", irgc_runtime::digest(&e.outputs)),
             "outputs": outputs,
             "out_file": self.args.out.as_ref().map(|p| p.display().to_string()),
@@ -693,4 +697,30 @@ fn stats_table(stats: &Stats) -> String {
         s += &format!("({} records not kept)\n", stats.dropped);
     }
     s
+}
+
+/// The summary's line for a kernel whose unrolled and rolled forms the GPU timed (`irgc_artifact::rolled_entry`).
+fn unroll_line(u: &irgc_runtime::UnrollChoice) -> String {
+    let kept = if u.kept_unrolled { "unrolled" } else { "rolled" };
+    format!(
+        "unroll    kernel `{}`: keeps its {kept} form ({:.3} ms unrolled, {:.3} ms rolled, one launch each)\n",
+        u.kernel, u.unrolled_ms, u.rolled_ms
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_unroll_line_names_the_kernel_the_kept_form_and_both_times() {
+        let u = irgc_runtime::UnrollChoice {
+            kernel: "pull".into(),
+            unrolled_ms: 1.27,
+            rolled_ms: 1.03,
+            kept_unrolled: false,
+        };
+        assert_eq!(
+            super::unroll_line(&u),
+            "unroll    kernel `pull`: keeps its rolled form (1.270 ms unrolled, 1.030 ms rolled, one launch each)\n"
+        );
+    }
 }

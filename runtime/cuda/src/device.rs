@@ -30,6 +30,7 @@ const PATTERN_SEED: u64 = 1 << 12;
 
 /// One kernel, loaded.
 struct Kernel {
+    name: String,
     function: CudaFunction,
     /// Its flat twin ([`irgc_artifact::flat_entry`]), launched on a graph that is not skewed; `None` when the
     /// kernel schedules no nested loop.
@@ -55,8 +56,11 @@ enum UnrollChoice {
         size: i64,
         ms: f32,
     },
-    /// Decided: whether the unrolled entry launches.
-    Unrolled(bool),
+    /// Decided from these two launches' times: the unrolled entry launches unless the rolled one was faster.
+    Decided {
+        unrolled: f32,
+        rolled: f32,
+    },
 }
 
 /// What one launch of a kernel with a rolled twin runs, as [`UnrollChoice::trial`] says.
@@ -74,7 +78,7 @@ impl UnrollChoice {
             UnrollChoice::Untimed => Trial { rolled: false, timed: true },
             UnrollChoice::Timed { size: s, .. } if s == size => Trial { rolled: true, timed: true },
             UnrollChoice::Timed { .. } => Trial { rolled: false, timed: false },
-            UnrollChoice::Unrolled(unrolled) => Trial { rolled: !unrolled, timed: false },
+            UnrollChoice::Decided { unrolled, rolled } => Trial { rolled: rolled < unrolled, timed: false },
         }
     }
 
@@ -82,7 +86,7 @@ impl UnrollChoice {
     fn after(self, t: Trial, size: i64, ms: f32) -> UnrollChoice {
         match (self, t.timed, t.rolled) {
             (UnrollChoice::Untimed, true, false) => UnrollChoice::Timed { size, ms },
-            (UnrollChoice::Timed { ms: unrolled, .. }, true, true) => UnrollChoice::Unrolled(ms >= unrolled),
+            (UnrollChoice::Timed { ms: unrolled, .. }, true, true) => UnrollChoice::Decided { unrolled, rolled: ms },
             (keep, ..) => keep,
         }
     }
@@ -208,7 +212,8 @@ impl CudaDevice {
                 )));
             }
             let unroll = UnrollChoice::Untimed;
-            kernels.push(Kernel { function, flat, rolled, unroll, max_threads: max_threads.max(0) as u32 });
+            let name = desc.name.clone();
+            kernels.push(Kernel { name, function, flat, rolled, unroll, max_threads: max_threads.max(0) as u32 });
         }
         let pipes = artifact
             .pipes
@@ -634,6 +639,21 @@ impl Device for CudaDevice {
         self.compute_events.0.record(&self.gpu.stream).map_err(|e| device_error("cannot record a CUDA event", e))
     }
 
+    fn unroll_choices(&self) -> Vec<irgc_runtime::UnrollChoice> {
+        self.kernels
+            .iter()
+            .filter_map(|k| match k.unroll {
+                UnrollChoice::Decided { unrolled, rolled } => Some(irgc_runtime::UnrollChoice {
+                    kernel: k.name.clone(),
+                    unrolled_ms: f64::from(unrolled),
+                    rolled_ms: f64::from(rolled),
+                    kept_unrolled: rolled >= unrolled,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
     fn end_compute(&mut self) -> Result<Option<Duration>, RunError> {
         let failed = |e| device_error("cannot time the run on the GPU", e);
         self.compute_events.1.record(&self.gpu.stream).map_err(failed)?;
@@ -663,11 +683,13 @@ mod tests {
     #[test]
     fn the_faster_of_the_unrolled_and_rolled_entries_is_kept() {
         let (ran, c) = choose(&[(100, 1.27, 1.03), (100, 1.27, 1.03), (100, 1.27, 1.03)]);
-        assert_eq!((ran, c), (vec![false, true, true], UnrollChoice::Unrolled(false)), "rolled faster (rmatg22)");
+        let decided = UnrollChoice::Decided { unrolled: 1.27, rolled: 1.03 };
+        assert_eq!((ran, c), (vec![false, true, true], decided), "rolled faster (rmatg22)");
         let (ran, c) = choose(&[(100, 1.99, 3.86), (100, 1.99, 3.86), (100, 1.99, 3.86)]);
-        assert_eq!((ran, c), (vec![false, true, false], UnrollChoice::Unrolled(true)), "unrolled faster (kron22)");
-        let (_, c) = choose(&[(100, 1.0, 1.0), (100, 1.0, 1.0)]);
-        assert_eq!(c, UnrollChoice::Unrolled(true), "a tie keeps the pass's choice");
+        let decided = UnrollChoice::Decided { unrolled: 1.99, rolled: 3.86 };
+        assert_eq!((ran, c), (vec![false, true, false], decided), "unrolled faster (kron22)");
+        let (ran, _) = choose(&[(100, 1.0, 1.0), (100, 1.0, 1.0), (100, 1.0, 1.0)]);
+        assert_eq!(ran, vec![false, true, false], "a tie keeps the pass's choice");
         // Launches of different sizes (a worklist sweep) compare nothing: the unrolled entry runs untimed.
         let (ran, c) = choose(&[(100, 1.0, 0.5), (7, 1.0, 0.5), (3000, 1.0, 0.5)]);
         assert_eq!(ran, vec![false, false, false]);

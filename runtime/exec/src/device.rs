@@ -244,6 +244,12 @@ pub trait Device {
     fn end_compute(&mut self) -> Result<Option<Duration>, RunError> {
         Ok(None)
     }
+
+    /// The kernels whose unrolled and rolled entries this device timed during the run, and which it kept (a GPU
+    /// choosing between a kernel's two forms; see [`crate::UnrollChoice`]).
+    fn unroll_choices(&self) -> Vec<crate::UnrollChoice> {
+        Vec::new()
+    }
 }
 
 /// Inside an `impl Device for W`, where `W` wraps another device in field `$inner`: the memory methods of the

@@ -45,7 +45,7 @@ pub use output::{
     absent_word, digest, format_value, write_outputs, OutputData, OutputFormat, OutputShape, OutputTarget,
 };
 pub use params::{parse_param, resolve_params, split_param};
-pub use stats::{Contraction, LaunchRecord, Mode, OutlinedRun, PipeRound, Printed, Stats};
+pub use stats::{Contraction, LaunchRecord, Mode, OutlinedRun, PipeRound, Printed, Stats, UnrollChoice};
 pub use verify::{verify, CheckReport, Quality};
 
 /// The kernels of a compiled program, as the CPU backend provides them.
@@ -293,6 +293,7 @@ fn execute_on<D: Device>(
     machine.run_plan()?;
     let measured = machine.dev.end_compute()?;
     let compute_time = measured.unwrap_or_else(|| start.elapsed());
+    machine.stats.unroll_choices = machine.dev.unroll_choices();
     let readback_start = Instant::now();
     let outputs = output::read_outputs(artifact, &*machine.dev, &machine.mem)?;
     Ok(DeviceExecution {

@@ -92,6 +92,18 @@ pub struct OutlinedRun {
     pub rounds: u64,
 }
 
+/// A kernel whose unrolled entry and rolled twin the device timed on one launch each (on a skewed graph; see
+/// `irgc_artifact::rolled_entry`), and which of the two it kept for the rest of the run. Recorded with or without
+/// `collect_stats`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UnrollChoice {
+    pub kernel: String,
+    pub unrolled_ms: f64,
+    pub rolled_ms: f64,
+    /// Whether the unrolled entry was kept (the faster; on a tie too).
+    pub kept_unrolled: bool,
+}
+
 /// One value a plan's `print` recorded. Kept whether or not statistics are collected: it is the program's own
 /// output.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -133,6 +145,9 @@ pub struct Stats {
     /// The plan's graph contractions, in order.
     #[serde(default)]
     pub contractions: Vec<Contraction>,
+    /// The kernels whose unrolled and rolled entries the device timed, in kernel order.
+    #[serde(default)]
+    pub unroll_choices: Vec<UnrollChoice>,
     /// Records not kept because of [`MAX_RECORDS`].
     pub dropped: u64,
 }
