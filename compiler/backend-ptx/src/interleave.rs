@@ -25,7 +25,6 @@ use crate::PtxError;
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 use irgc_front::ir::{Combined, DeviceStmt, Handle, LocalType};
-use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 impl<'c> Lower<'c, '_> {
@@ -62,15 +61,6 @@ impl<'c> Lower<'c, '_> {
             }
             copies.push(slots);
         }
-        // Swaps copy `c`'s slots in (or back out): a no-op for copy 0.
-        let copies = RefCell::new(copies);
-        let swap = |me: &mut Self, c: usize| {
-            if c > 0 {
-                for (l, slot) in copies.borrow_mut()[c - 1].iter_mut() {
-                    std::mem::swap(&mut me.locals[*l], slot);
-                }
-            }
-        };
         let step = i64t.const_int(u64::from(k), false);
         self.nested_foralls += 1;
         let r = self.counted_loop(i64t.const_zero(), n, step, false, false, |me, i| {
@@ -81,27 +71,25 @@ impl<'c> Lower<'c, '_> {
                 valid.push(me.b.build_int_compare(IntPredicate::ULT, ic, n, "")?);
                 at.push(ic);
             }
-            // Each copy's statement `s` (or its binding, for `s` = None), under `valid[c]` for c > 0.
-            let each = |me: &mut Self, s: Option<&DeviceStmt>| -> Result<(), PtxError> {
+            // The binding (`None`), then each statement: every copy's in turn, under `valid[c]` for c > 0.
+            for s in std::iter::once(None).chain(body.iter().map(Some)) {
                 for c in 0..k as usize {
-                    swap(me, c);
+                    swap_copy(&mut me.locals, &mut copies, c);
                     let run = |me: &mut Self| match s {
                         Some(s) => me.stmt(s),
                         None => bind(me, at[c]),
                     };
                     let r = if c == 0 { run(me) } else { me.if_then(valid[c], run) };
-                    swap(me, c);
+                    swap_copy(&mut me.locals, &mut copies, c);
                     r?;
                 }
-                Ok(())
-            };
-            each(me, None)?;
-            body.iter().try_for_each(|s| each(me, Some(s)))
+            }
+            Ok(())
         });
         self.nested_foralls -= 1;
         r?;
         // Each copy's partials into the thread's combined locals.
-        for slots in &copies.into_inner() {
+        for slots in &copies {
             for c in combine {
                 let Some(&(_, slot)) = slots.iter().find(|(l, _)| *l == c.local.index()) else { continue };
                 let ty = self.scalar_of(c.local)?;
@@ -112,5 +100,15 @@ impl<'c> Lower<'c, '_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Swaps copy `c`'s slots for its locals into `locals` (or back out again): a no-op for copy 0, which uses the
+/// locals' own slots.
+fn swap_copy<'c>(locals: &mut [PointerValue<'c>], copies: &mut [Vec<(usize, PointerValue<'c>)>], c: usize) {
+    if c > 0 {
+        for (l, slot) in copies[c - 1].iter_mut() {
+            std::mem::swap(&mut locals[*l], slot);
+        }
     }
 }
