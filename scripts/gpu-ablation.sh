@@ -4,7 +4,9 @@
 # table) with every pass, with each pass disabled, and with none. A configuration is run only for the programs
 # whose optimized IR it changes (`irgc compile --emit ir-opt` differs): for the others it is the same code as
 # "all passes". Every row is verified. Writes one `irgc bench --json` file per class and configuration into
-# $OUT/ablation (or ./ablation); `scripts/ablation-table.py` turns them into the table of docs/optimizer.md.
+# $OUT/ablation (or ./ablation), packed per class into CLASS.tar.gz after every configuration (so a call that runs
+# out of time still brings back what it measured); `scripts/ablation-table.py` turns them into the table of
+# docs/optimizer.md.
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_ABL_GRAPHS    classes (default: road grid2k urand22 rmatg22 rgg22 kron22)
 #   GPU_ABL_PROGRAMS  programs (default: every programs/*/*.irg)
@@ -22,6 +24,7 @@ RUNS=${GPU_ABL_RUNS:-1}
 WARMUP=${GPU_ABL_WARMUP:-1}
 TIMEOUT=${GPU_ABL_TIMEOUT:-300}
 DEST=${OUT:-.}/ablation
+WORK=$(mktemp -d)
 mkdir -p "$DEST"
 passes=$("$IRGC" passes | awk '{print $1}')
 all_off=""
@@ -54,13 +57,14 @@ for g in $CLASSES; do
       extra=""
       [ $set = random ] && extra="--weights random:1:255"
       echo "== $g, $config ($set):$progs" >&2
-      echo "$progs" | tr ' ' '\n' | grep . | xargs -n1 basename | sed 's/\.irg$//' > "$DEST/$g.$config.$set.programs"
+      echo "$progs" | tr ' ' '\n' | grep . | xargs -n1 basename | sed 's/\.irg$//' > "$WORK/$g.$config.$set.programs"
       # shellcheck disable=SC2086
       "$IRGC" bench --backend cuda --runs "$RUNS" --warmup "$WARMUP" --timeout "$TIMEOUT" --json --graph "$graph" \
-        $extra $flags $progs > "$DEST/$g.$config.$set.json" 2> "$DEST/$g.$config.$set.log"
-      tail -3 "$DEST/$g.$config.$set.log" >&2
+        $extra $flags $progs > "$WORK/$g.$config.$set.json" 2> "$WORK/$g.$config.$set.log"
+      tail -3 "$WORK/$g.$config.$set.log" >&2
+      # One file per class comes back from the GPU machine more surely than many.
+      tar -C "$WORK" -czf "$DEST/$g.tar.gz" $(cd "$WORK" && ls "$g".*)
     done
   done
-  # One file per class comes back from the GPU machine more surely than many.
-  tar -C "$DEST" -czf "$DEST/$g.tar.gz" $(cd "$DEST" && ls "$g".*.json "$g".*.log "$g".*.programs) && rm -f "$DEST/$g".*.json "$DEST/$g".*.log "$DEST/$g".*.programs
 done
+rm -rf "$WORK"

@@ -119,10 +119,21 @@ const LARGE_ROUND: u64 = 4;
 /// rounds, about 0.2 ms.
 const HOST_ROUNDS_FIRST: u64 = 8;
 
-/// Whether an outlined pipe over a worklist of `count` items, after `rounds_done` rounds from the host, enters its
-/// persistent kernel of `grid` blocks now (see [`LARGE_ROUND`] and [`HOST_ROUNDS_FIRST`]).
-fn enters_pipe(count: u64, grid: u32, rounds_done: u64) -> bool {
-    count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND && rounds_done >= HOST_ROUNDS_FIRST
+/// An outlined pipe is not entered in a round that follows one that shrank its worklist more than this many times
+/// (e.g. 1,000 items to fewer than 500). A worklist that keeps shrinking that fast ends within log2 of its size in
+/// rounds (at most ~20 at the sizes [`LARGE_ROUND`] admits, a few microseconds of launches each), too few to repay
+/// the persistent kernel's start: IPGC on road (9 rounds, each leaving a third of the last) was 25% slower
+/// entering it after its host rounds (docs/optimizer.md). Pipes whose worklist holds its size (a BFS frontier
+/// crossing a road network, a colouring's tail of priority steps) enter as before.
+const FAST_SHRINK: u64 = 2;
+
+/// Whether an outlined pipe over a worklist of `count` items, after `rounds_done` rounds from the host, the last of
+/// which began with `previous` items (0: none ran), enters its persistent kernel of `grid` blocks now (see
+/// [`LARGE_ROUND`], [`HOST_ROUNDS_FIRST`] and [`FAST_SHRINK`]).
+fn enters_pipe(count: u64, previous: u64, grid: u32, rounds_done: u64) -> bool {
+    count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND
+        && rounds_done >= HOST_ROUNDS_FIRST
+        && count.saturating_mul(FAST_SHRINK) >= previous
 }
 /// Set (to anything) in the environment, every outlined pipe enters its persistent kernel at its first round,
 /// whatever its size: what the GPU tests use to run the persistent kernels of pipes that would otherwise end, or
@@ -549,7 +560,8 @@ impl Device for CudaDevice {
         // its worklist has shrunk (pipes seeded with every node: matching, colouring) and it has run
         // `HOST_ROUNDS_FIRST` rounds (short pipes never enter it).
         let at_once = std::env::var_os(ENTER_PIPES_AT_ONCE).is_some();
-        if run.desc.worklist.is_some() && !at_once && !enters_pipe(run.count, grid, run.rounds_done) {
+        if run.desc.worklist.is_some() && !at_once && !enters_pipe(run.count, run.previous_count, grid, run.rounds_done)
+        {
             return Ok(None);
         }
         self.upload_slots(None, ctx)?;
@@ -701,10 +713,20 @@ mod tests {
     fn a_pipe_enters_its_kernel_only_when_small_and_after_its_first_rounds() {
         let grid = 264; // 132 multiprocessors, 2 blocks each
         let small = 1_000;
-        assert!(!enters_pipe(small, grid, 0), "a short pipe's first rounds run from the host");
-        assert!(!enters_pipe(small, grid, HOST_ROUNDS_FIRST - 1));
-        assert!(enters_pipe(small, grid, HOST_ROUNDS_FIRST));
+        assert!(!enters_pipe(small, 0, grid, 0), "a short pipe's first rounds run from the host");
+        assert!(!enters_pipe(small, small, grid, HOST_ROUNDS_FIRST - 1));
+        assert!(enters_pipe(small, small, grid, HOST_ROUNDS_FIRST));
         let large = u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND + 1;
-        assert!(!enters_pipe(large, grid, 100), "a large round runs from the host");
+        assert!(!enters_pipe(large, large, grid, 100), "a large round runs from the host");
+    }
+
+    #[test]
+    fn a_pipe_whose_worklist_shrinks_fast_stays_on_the_host() {
+        let grid = 264;
+        let after = HOST_ROUNDS_FIRST;
+        assert!(!enters_pipe(400, 1_000, grid, after), "less than half the last round's items: about to end");
+        assert!(enters_pipe(500, 1_000, grid, after), "half of them: may go on for long");
+        assert!(enters_pipe(1_200, 1_000, grid, after), "a growing frontier enters");
+        assert!(!enters_pipe(1, 3, grid, after) && enters_pipe(2, 3, grid, after));
     }
 }

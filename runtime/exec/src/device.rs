@@ -51,6 +51,9 @@ pub struct PipeRun<'a> {
     pub retry_buffers: [u64; 2],
     /// The rounds this pipe has already run from the host since the plan reached it (0 for an outlined loop).
     pub rounds_done: u64,
+    /// The worklist's item count when the last of those rounds began (0 before the first): with `count`, how
+    /// fast the worklist is shrinking.
+    pub previous_count: u64,
     /// The most rounds to keep a [`RoundRecord`] of (0: none; statistics are off, or an outlined loop).
     pub record_rounds: u64,
     /// Every host local's bits.

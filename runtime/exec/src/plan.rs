@@ -261,7 +261,7 @@ impl<'a, D: Device> Machine<'a, D> {
                 let branch = if self.eval(cond)? != 0 { then } else { otherwise };
                 return self.block(branch);
             }
-            HostStmt::Loop { outlined: Some(p), .. } if self.outlined_pipe(*p, None, 0, &[])? => {}
+            HostStmt::Loop { outlined: Some(p), .. } if self.outlined_pipe(*p, None, (0, 0), &[])? => {}
             HostStmt::Loop { body, continuing, break_if, .. } => loop {
                 if let Flow::Break = self.block(body)? {
                     break;
@@ -290,17 +290,18 @@ impl<'a, D: Device> Machine<'a, D> {
             HostStmt::Break => return Ok(Flow::Break),
             HostStmt::Continue => return Ok(Flow::Continue),
             HostStmt::Pipe { worklist, body, outlined } => {
-                let mut rounds_done = 0;
+                let (mut rounds_done, mut previous) = (0, 0);
                 loop {
                     // Asked again every round: a device may run the first rounds as ordinary launches (large ones,
                     // or the first few of every pipe) and enter the persistent kernel later (see `Device::run_pipe`).
                     if let Some(p) = outlined {
-                        if self.outlined_pipe(*p, Some(*worklist), rounds_done, body)? {
+                        if self.outlined_pipe(*p, Some(*worklist), (rounds_done, previous), body)? {
                             return Ok(Flow::Normal);
                         }
                     }
                     rounds_done += 1;
                     let size = self.worklist(*worklist)?.count;
+                    previous = size;
                     if size == 0 {
                         break;
                     }
@@ -400,13 +401,14 @@ impl<'a, D: Device> Machine<'a, D> {
     }
 
     /// Runs outlined pipe `p` over worklist `w` (or outlined loop `p`, without) as one kernel if the device can
-    /// (and the options allow): whether it did. Afterwards the host locals are the kernel's, the worklist is
+    /// (and the options allow), after `rounds_done` rounds from the host, the last begun with `previous_count`
+    /// items: whether it did. Afterwards the host locals are the kernel's, the worklist is
     /// empty, and the launch count and round number have moved on as if the rounds had run from the host.
     fn outlined_pipe(
         &mut self,
         p: usize,
         w: Option<usize>,
-        rounds_done: u64,
+        (rounds_done, previous_count): (u64, u64),
         body: &'a [HostStmt],
     ) -> Result<bool, RunError> {
         let artifact = self.artifact;
@@ -450,6 +452,7 @@ impl<'a, D: Device> Machine<'a, D> {
             max_launches,
             retry_buffers,
             rounds_done,
+            previous_count,
             record_rounds,
             locals: &self.locals,
         };
