@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The optimizer's ablation table (docs/optimizer.md) from the files `scripts/gpu-ablation.sh` writes.
 
-Usage: ablation-table.py DIR   (DIR holds CLASS.CONFIG.SET.json, one `irgc bench --json` array each)
+Usage: ablation-table.py DIR   (DIR holds CLASS.json, one `irgc bench --ablation --json` array per class, whose
+rows name their configuration; or, from older runs, CLASS.CONFIG.SET.json, one `irgc bench --json` array per
+configuration, with CLASS.CONFIG.SET.programs listing the programs it was to run)
 
 Per program and graph class: the median compute time (ms) with every pass, with each pass disabled, and with
 none. "=" marks a configuration whose optimized IR is that of "all passes" (the same code: not re-run); "n/r" one
@@ -17,7 +19,7 @@ import sys
 CLASSES = ["road", "grid2k", "urand22", "rmatg22", "rgg22", "kron22"]
 
 
-LOG_ROW = re.compile(r"^  (\S+) +cuda +median ([0-9.]+) ms \(\d+ launches\), verified (\w+)")
+LOG_ROW = re.compile(r"^  (\S+)(?: \[(\S+)\])? +cuda +median ([0-9.]+) ms \(\d+ launches\), verified (\w+)")
 
 
 def rows_from_log(path):
@@ -29,8 +31,11 @@ def rows_from_log(path):
     for line in lines:
         m = LOG_ROW.match(line)
         if m:
-            ok = "ok" if m.group(3) == "Ok" else m.group(3)
-            rows.append({"program": m.group(1), "median_ms": float(m.group(2)), "verified": ok})
+            ok = "ok" if m.group(4) == "Ok" else m.group(4)
+            row = {"program": m.group(1), "median_ms": float(m.group(3)), "verified": ok}
+            if m.group(2):
+                row["config"] = m.group(2)
+            rows.append(row)
     return rows
 
 
@@ -39,28 +44,42 @@ def main(d):
     configs = []
     paths = set(glob.glob(os.path.join(d, "*.json")))
     paths |= {p[: -len(".log")] + ".json" for p in glob.glob(os.path.join(d, "*.log"))}
+    planned = {}  # (class, config) -> the programs it was to run (the others have the code of "all passes")
+    cut = set()  # (program, class): the program a stopped `bench --ablation` was running; its missing columns are n/r
     for path in sorted(paths):
-        cls, config, _ = os.path.basename(path).split(".", 2)
-        if config not in configs and config not in ("all", "none"):
-            configs.append(config)
+        parts = os.path.basename(path).split(".")
+        cls, config = parts[0], (parts[1] if len(parts) == 4 else None)  # CLASS.CONFIG.SET.json, or CLASS.SET.json
         try:
             data = json.load(open(path))
         except (OSError, ValueError):
             # A bench stopped by its --timeout prints no JSON: take the rows its log printed as they finished.
             data = rows_from_log(path[: -len(".json")] + ".log")
+            if config is None and data:
+                cut.add((data[-1]["program"], cls))
         for r in data:
+            if config is None:
+                # `bench --ablation`: a program with no row in a configuration ran the code of "all passes",
+                # unless the bench stopped before it (its `all` row is then missing too, or it is the last one).
+                c = r.get("config", "all")
+                c = c[1:] if c.startswith("-") else c
+                planned.setdefault((cls, c), set()).add(r["program"])
+            else:
+                c = config
+            if c not in configs and c not in ("all", "none"):
+                configs.append(c)
             cell = r.get("median_ms")
             verified = r.get("verified", "")
             if cell is None or not str(verified).startswith("ok"):
                 cell = "✘ " + str(verified or r.get("error", "failed"))[:40]
-            rows.setdefault((r["program"], cls), {})[config] = cell
-    # Which programs each class and configuration was to run (the others have the code of "all passes").
-    planned = {}
+            rows.setdefault((r["program"], cls), {})[c] = cell
     for path in glob.glob(os.path.join(d, "*.programs")):
         cls, config, _ = os.path.basename(path).split(".", 2)
         if config not in configs and config not in ("all", "none"):
             configs.append(config)
         planned.setdefault((cls, config), set()).update(open(path).read().split())
+    # The passes in pipeline order (`irgc passes`), any other name after them.
+    pipeline = ["np", "unroll", "interleave", "coop", "outline"]
+    configs.sort(key=lambda c: (pipeline.index(c) if c in pipeline else len(pipeline), c))
     order = ["all"] + configs + ["none"]
     head = ["program", "class", "all passes"] + ["−" + c for c in configs] + ["no passes", "all vs none"]
     print("| " + " | ".join(head) + " |")
@@ -73,12 +92,14 @@ def main(d):
             todo = planned.get((cls, c))
             if c in cells:
                 v = cells[c]
-            elif todo is not None and prog not in todo and c != "all":
+            elif todo is not None and prog not in todo and c != "all" and (prog, cls) not in cut:
                 v = "="
             else:
                 v = "n/r"  # not run: the bench's time limit (or the lease) ran out first
             out.append(f"{v:.3g}" if isinstance(v, float) else str(v))
-        none_same = planned.get((cls, "none")) is not None and prog not in planned[(cls, "none")]
+        none_same = (
+            planned.get((cls, "none")) is not None and prog not in planned[(cls, "none")] and (prog, cls) not in cut
+        )
         a, n = cells.get("all"), cells.get("none", cells.get("all") if none_same else None)
         flag = ""
         if isinstance(a, float) and isinstance(n, float) and n > 0:

@@ -31,6 +31,11 @@ pub struct OptArgs {
 }
 
 impl OptArgs {
+    /// Whether `--disable-pass` was given.
+    pub fn disables_any(&self) -> bool {
+        !self.disable.is_empty()
+    }
+
     /// The optimizer's options; `no_outline` (the older `--no-outline`) disables the outlining pass too.
     fn options(&self, no_outline: bool) -> irgc_opt::Options {
         let mut o = irgc_opt::Options::default();

@@ -10,6 +10,7 @@
 //! Benchmarks are not tests: this prints numbers for people (a table) or scripts (`--json`) and asserts nothing
 //! about them. Progress goes to stderr, one line per row, because a large graph takes minutes.
 
+mod ablation;
 mod bars;
 mod baseline;
 mod table;
@@ -76,6 +77,12 @@ pub struct BenchArgs {
     /// Also run `while`/`loop` loops over kernels and reductions as one GPU kernel (see `irgc run --help`).
     #[arg(long, conflicts_with = "no_outline")]
     outline_loops: bool,
+    /// The optimizer's ablation table: run each program with every pass, with each pass disabled and with none
+    /// (only the configurations that change its optimized IR; `irgc passes` lists them), and print a column per
+    /// configuration, flagging a program more than 10% slower with every pass than with none. A run whose output
+    /// is identical to a verified run's is verified by that, without recomputing the reference.
+    #[arg(long, conflicts_with_all = ["baseline", "no_outline", "plot"])]
+    ablation: bool,
     #[command(flatten)]
     multi: crate::devices::DeviceArgs,
     #[command(flatten)]
@@ -88,6 +95,8 @@ pub struct BenchArgs {
 struct Program {
     /// The file stem: the row's name and the key of its baseline.
     stem: String,
+    /// With `--ablation`, its optimizer configuration (see [`ablation::configs`]).
+    config: Option<String>,
     artifact: Artifact,
     /// The IR, compiled again to PTX for each GPU run (`--backend cuda`).
     module: irgc_front::ir::Module,
@@ -101,7 +110,13 @@ struct Program {
 struct Results {
     rows: Vec<Row>,
     failed: bool,
+    /// The verdicts of outputs that verified, by program, graph and output digest: an identical output from
+    /// another configuration or run is right for the same reason, so its reference is not computed again.
+    known: std::collections::HashMap<(String, String, u64), Verdict>,
 }
+
+/// A row's verdict: whether it verified, the check's summary (or the mismatch), and the qualities it rated.
+type Verdict = (Verified, String, Vec<irgc_runtime::Quality>);
 
 pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     crate::watchdog::arm(args.timeout, "bench");
@@ -128,6 +143,9 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     }
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
+    }
+    if args.ablation && args.opt.disables_any() {
+        bail!("--ablation runs every pass configuration itself; leave out --disable-pass");
     }
     if let Some(t) = args.threads.filter(|&t| t > crate::run::MAX_THREADS) {
         bail!("--threads {t} is more than irgc allows ({})", crate::run::MAX_THREADS);
@@ -189,6 +207,10 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
             "{} timed run(s) after {} warm-up, {on}; times are compute only (ms), median of the timed runs",
             args.runs, args.warmup
         );
+        if args.ablation {
+            print!("{}", ablation::text(&results.rows));
+            return Ok(if results.failed { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+        }
         print!("{}", table::text(&results.rows));
         println!("MTEPS = m / median; GB/s = (8(n+1) + 4m [+ weights]) / median: the CSR read once");
         if args.backend == Backend::Cuda {
@@ -211,12 +233,18 @@ fn compile_all(args: &BenchArgs, given: &[(String, String)], color: bool) -> Res
         if compilation.has_errors() {
             return Ok(None);
         }
-        let module = &crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?;
-        let artifact = crate::backend::lower(module);
-        let kernels = crate::backend::compile_cpu(module)?;
-        let stem = path.file_stem().map_or_else(|| artifact.name.clone(), |s| s.to_string_lossy().into_owned());
-        let params = given.iter().filter(|(k, _)| artifact.params.iter().any(|p| &p.name == k)).cloned().collect();
-        programs.push(Program { stem, artifact, module: module.clone(), kernels, params });
+        let configs = if args.ablation {
+            ablation::configs(module)?.into_iter().map(|(name, m)| (Some(name), m)).collect()
+        } else {
+            vec![(None, crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?)]
+        };
+        for (config, module) in configs {
+            let artifact = crate::backend::lower(&module);
+            let kernels = crate::backend::compile_cpu(&module)?;
+            let stem = path.file_stem().map_or_else(|| artifact.name.clone(), |s| s.to_string_lossy().into_owned());
+            let params = given.iter().filter(|(k, _)| artifact.params.iter().any(|p| &p.name == k)).cloned().collect();
+            programs.push(Program { stem, config, artifact, module, kernels, params });
+        }
     }
     let declared: BTreeSet<&str> =
         programs.iter().flat_map(|p| p.artifact.params.iter().map(|d| d.name.as_str())).collect();
@@ -233,9 +261,13 @@ fn compile_all(args: &BenchArgs, given: &[(String, String)], color: bool) -> Res
 
 /// Prints one progress line for a finished row.
 fn progress(row: &Row) {
+    let name = match &row.config {
+        Some(c) => format!("{} [{c}]", row.program),
+        None => row.program.clone(),
+    };
     eprintln!(
         "  {:<18} {:<8} median {:.3} ms ({} launches), verified {:?}{}",
-        row.program,
+        name,
         row.backend,
         row.median_ms,
         row.launches,
@@ -303,15 +335,7 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
             }
         };
         if i == 0 {
-            verdict = Some(match irgc_runtime::verify(artifact, &graph.csr, &params, &exec.outputs) {
-                Ok(reports) => (
-                    Verified::Ok,
-                    reports.iter().map(|r| format!("{}: {}", r.output, r.summary)).collect::<Vec<_>>().join("; "),
-                    reports.into_iter().filter_map(|r| r.quality).collect(),
-                ),
-                Err(irgc_runtime::RunError::NothingToVerify(msg)) => (Verified::None, msg, Vec::new()),
-                Err(e) => (Verified::Failed, e.to_string(), Vec::new()),
-            });
+            verdict = Some(verdict_of(program, graph, &params, &exec.outputs, results));
         }
         if i >= args.warmup {
             compute.push(exec.compute_time);
@@ -339,12 +363,46 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
     };
     let mut row =
         make_row(args, &program.stem, graph, &backend, threads, Timings { compute, setup, launches }, weight_size);
+    row.config = program.config.clone();
     row.quality = quality;
     row.devices = devices;
     row.merge_ms = (!merges.is_empty()).then(|| table::summarize(&merges).median.as_secs_f64() * 1e3);
     row.moved_by = moved_by;
     finish_row(row, verified, detail, results);
     Ok(())
+}
+
+/// The verdict on a run's outputs: its program's check, or the verdict of an identical output that verified before
+/// (same program and graph: another configuration of `--ablation`).
+fn verdict_of(
+    program: &Program,
+    graph: &LoadedGraph,
+    params: &[u64],
+    outputs: &[irgc_runtime::OutputData],
+    results: &mut Results,
+) -> Verdict {
+    let digest = irgc_runtime::digest(outputs);
+    let key = (program.stem.clone(), graph.name.clone(), digest);
+    if let Some((v, detail, quality)) = results.known.get(&key) {
+        return (
+            v.clone(),
+            format!("{detail} (the same output as a verified run, digest {digest:016x})"),
+            quality.clone(),
+        );
+    }
+    let verdict = match irgc_runtime::verify(&program.artifact, &graph.csr, params, outputs) {
+        Ok(reports) => (
+            Verified::Ok,
+            reports.iter().map(|r| format!("{}: {}", r.output, r.summary)).collect::<Vec<_>>().join("; "),
+            reports.into_iter().filter_map(|r| r.quality).collect(),
+        ),
+        Err(irgc_runtime::RunError::NothingToVerify(msg)) => (Verified::None, msg, Vec::new()),
+        Err(e) => (Verified::Failed, e.to_string(), Vec::new()),
+    };
+    if verdict.0 == Verified::Ok {
+        results.known.insert(key, verdict.clone());
+    }
+    verdict
 }
 
 /// The baseline of `program` on `graph`, with the same source node and the same runs.
@@ -427,6 +485,7 @@ fn make_row(
     let msf = |d: Duration| d.as_secs_f64() * 1e3;
     Row {
         program: program.to_string(),
+        config: None,
         graph: graph.name.clone(),
         n,
         m,

@@ -36,6 +36,9 @@ impl Verified {
 pub struct Row {
     /// The program's file stem (the baseline's program, for `rust` rows).
     pub program: String,
+    /// With `--ablation`, the optimizer configuration it ran in: `all`, `-PASS` (that pass disabled) or `none`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
     pub graph: String,
     pub n: u64,
     pub m: u64,
@@ -110,7 +113,7 @@ pub fn rates(m: u64, bytes: u64, median: Duration) -> (f64, f64) {
 }
 
 /// A millisecond figure with about four significant digits, so 0.042 and 8123 both read well in one column.
-fn ms(x: f64) -> String {
+pub(super) fn ms(x: f64) -> String {
     if x >= 1000.0 {
         format!("{x:.0}")
     } else if x >= 100.0 {
@@ -223,6 +226,7 @@ mod tests {
     fn row() -> Row {
         Row {
             program: "rem".into(),
+            config: None,
             graph: "g".into(),
             n: 10,
             m: 20,

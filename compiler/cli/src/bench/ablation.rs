@@ -1,0 +1,133 @@
+//! `irgc bench --ablation`: the optimizer's ablation table. Each program is compiled with every pass, with each
+//! pass disabled, and with none, and run in each configuration whose optimized IR differs from "all passes" (the
+//! others would run the very same code); the table has a column per configuration and flags a program that is
+//! more than 10% slower with every pass than with none (issue #11's rule).
+//!
+//! One process does it all, so the graph is loaded once per graph and a run whose output is identical to a
+//! verified one's is verified by that identity instead of recomputing the reference (`super::Results::known`).
+
+use anyhow::{anyhow, Result};
+use irgc_front::ir::print::print_module;
+use irgc_front::ir::Module;
+
+use super::table::{Row, Verified};
+
+/// The name of the configuration with every pass.
+pub const ALL: &str = "all";
+/// The name of the configuration with no pass.
+pub const NONE: &str = "none";
+/// Every pass on is flagged when it is more than this many times slower than none.
+const SLOWER: f64 = 1.10;
+
+/// The configuration names in table order: `all`, `-PASS` for every pass in pipeline order, `none`.
+pub fn names() -> Vec<String> {
+    let mut v = vec![ALL.to_string()];
+    v.extend(irgc_opt::PASSES.iter().map(|p| format!("-{}", p.name)));
+    v.push(NONE.to_string());
+    v
+}
+
+/// `module` optimized in every configuration that gives other code than `all` (which always comes first).
+pub fn configs(module: &Module) -> Result<Vec<(String, Module)>> {
+    let optimized = |disabled: &[&str]| -> Result<Module> {
+        let mut m = module.clone();
+        let mut o = irgc_opt::Options::default();
+        o.disabled.extend(disabled.iter().map(|s| s.to_string()));
+        irgc_opt::run(&mut m, &o).map_err(|e| anyhow!("{e}"))?;
+        Ok(m)
+    };
+    let all = optimized(&[])?;
+    let all_ir = print_module(&all);
+    let mut out = vec![(ALL.to_string(), all)];
+    let every: Vec<&str> = irgc_opt::PASSES.iter().map(|p| p.name).collect();
+    let mut candidates: Vec<(String, Vec<&str>)> = every.iter().map(|p| (format!("-{p}"), vec![*p])).collect();
+    candidates.push((NONE.to_string(), every.clone()));
+    for (name, disabled) in candidates {
+        let m = optimized(&disabled)?;
+        if print_module(&m) != all_ir {
+            out.push((name, m));
+        }
+    }
+    Ok(out)
+}
+
+/// The ablation table: a line per program and graph, a column per configuration (`=`: the same code as `all`,
+/// not run; `FAILED`: a wrong answer), and all passes against none.
+pub fn text(rows: &[Row]) -> String {
+    let names = names();
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    for r in rows {
+        if !keys.contains(&(r.program.as_str(), r.graph.as_str())) {
+            keys.push((&r.program, &r.graph));
+        }
+    }
+    let mut head = vec!["program".to_string(), "graph".to_string()];
+    head.extend(names.iter().cloned());
+    head.push("all/none".to_string());
+    let mut lines = vec![head];
+    for (program, graph) in keys {
+        let of = |config: &str| {
+            rows.iter().find(|r| r.program == program && r.graph == graph && r.config.as_deref() == Some(config))
+        };
+        let mut line = vec![program.to_string(), graph.to_string()];
+        for name in &names {
+            line.push(match of(name) {
+                None => "=".to_string(),
+                Some(r) if r.verified == Verified::Failed => "FAILED".to_string(),
+                Some(r) => super::table::ms(r.median_ms),
+            });
+        }
+        let time = |config: &str| of(config).filter(|r| r.verified != Verified::Failed).map(|r| r.median_ms);
+        line.push(match (time(ALL), time(NONE).or(time(ALL))) {
+            (Some(a), Some(n)) if n > 0.0 => {
+                let ratio = a / n;
+                format!("{ratio:.2}×{}", if ratio > SLOWER { " ⚠" } else { "" })
+            }
+            _ => "-".to_string(),
+        });
+        lines.push(line);
+    }
+    let mut width = vec![0; lines[0].len()];
+    for l in &lines {
+        for (w, s) in width.iter_mut().zip(l) {
+            *w = (*w).max(s.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        let cells: Vec<String> = l
+            .iter()
+            .enumerate()
+            .map(|(c, s)| if c < 2 { format!("{s:<w$}", w = width[c]) } else { format!("{s:>w$}", w = width[c]) })
+            .collect();
+        out += cells.join("  ").trim_end();
+        out.push('\n');
+        if i == 0 {
+            out += &width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  ");
+            out.push('\n');
+        }
+    }
+    out + &format!("= : the pass changes nothing in this program (same code as `all`, not run); ⚠ : every pass on is more than {:.0}% slower than none\n", (SLOWER - 1.0) * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "graph G;\nworklist wl;\nnode x: u32 = inf;\noutput x as bfs(s);\nparam s: node = 0;\n\
+        kernel k(d: u32) { forall v in wl { for e in G.edges(v) { let w = G.dst(e); \
+        if atomic_min(x[w], d + 1) > d + 1 { wl.push(w); } } } }\n\
+        plan { x[s] = 0; wl.push(s); var d: u32 = 0; pipe wl { k(d); d += 1; } }";
+
+    #[test]
+    fn only_configurations_that_change_the_code_are_kept_all_first() {
+        let m = irgc_front::compile_source("t.irg", SRC).module.expect("compiles");
+        let got: Vec<String> = configs(&m).expect("optimizes").into_iter().map(|(n, _)| n).collect();
+        assert_eq!(got.first().map(String::as_str), Some(ALL));
+        assert!(got.contains(&"-np".to_string()) && got.contains(&NONE.to_string()), "{got:?}");
+        // `unroll` only touches loops that write nothing; this one pushes.
+        assert!(!got.contains(&"-unroll".to_string()), "{got:?}");
+        let order: Vec<usize> = got.iter().map(|n| names().iter().position(|x| x == n).expect("a name")).collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "table order: {got:?}");
+    }
+}
