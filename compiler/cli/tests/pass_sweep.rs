@@ -61,20 +61,16 @@ fn every_program_computes_the_same_with_each_pass_off() {
     }
 }
 
+/// `irgc bench --ablation`, one run each, on a 32×32 grid (BFS from node 0 reaches every node), with `rest`.
+fn ablation(rest: &[&str]) -> std::process::Output {
+    let mut args = vec!["bench", "--ablation", "--runs", "1", "--warmup", "0", "--graph", "gen:grid:w=32,h=32,seed=1"];
+    args.extend_from_slice(rest);
+    irgc(&args)
+}
+
 #[test]
 fn bench_ablation_prints_a_column_per_configuration_and_runs_only_those_that_change_the_code() {
-    let o = irgc(&[
-        "bench",
-        "--ablation",
-        "--runs",
-        "1",
-        "--warmup",
-        "0",
-        "--graph",
-        "gen:rmat:scale=10,ef=8,seed=1",
-        "programs/bfs/bfs_worklist.irg",
-        "programs/cc/rem.irg",
-    ]);
+    let o = ablation(&["programs/bfs/bfs_worklist.irg", "programs/cc/rem.irg"]);
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     assert!(o.status.success(), "{out}\n{err}");
     let head = out.lines().find(|l| l.starts_with("program")).expect("a header");
@@ -90,18 +86,7 @@ fn bench_ablation_prints_a_column_per_configuration_and_runs_only_those_that_cha
     // (BFS levels are unique).
     assert!(err.contains("bfs_worklist [-np]") && err.contains("bfs_worklist [none]"), "{err}");
     assert!(!err.contains("FAILED") && !out.contains("FAILED"), "{err}");
-    let j = irgc(&[
-        "bench",
-        "--ablation",
-        "--json",
-        "--runs",
-        "1",
-        "--warmup",
-        "0",
-        "--graph",
-        "gen:rmat:scale=10,ef=8,seed=1",
-        "programs/bfs/bfs_worklist.irg",
-    ]);
+    let j = ablation(&["--json", "programs/bfs/bfs_worklist.irg"]);
     let rows: serde_json::Value = serde_json::from_slice(&j.stdout).expect("JSON rows");
     let rows = rows.as_array().expect("an array");
     assert!(rows.iter().all(|r| r["verified"] == "ok"), "{rows:?}");
