@@ -31,9 +31,9 @@ pub struct OptArgs {
 }
 
 impl OptArgs {
-    /// Whether `--disable-pass` was given.
-    pub fn disables_any(&self) -> bool {
-        !self.disable.is_empty()
+    /// Whether any of these flags was given.
+    pub fn any(&self) -> bool {
+        !self.disable.is_empty() || !self.print_after.is_empty() || self.time_passes || self.explain
     }
 
     /// The optimizer's options; `no_outline` (the older `--no-outline`) disables the outlining pass too.

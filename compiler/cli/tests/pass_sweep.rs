@@ -98,4 +98,6 @@ fn bench_ablation_prints_a_column_per_configuration_and_runs_only_those_that_cha
         irgc(&["bench", "--ablation", "--disable-pass", "np", "--graph", "gen:rmat:scale=8", "programs/cc/rem.irg"]);
     assert!(!both.status.success());
     assert!(String::from_utf8_lossy(&both.stderr).contains("leave out --disable-pass"));
+    let explain = irgc(&["bench", "--ablation", "--explain", "--graph", "gen:rmat:scale=8", "programs/cc/rem.irg"]);
+    assert!(!explain.status.success() && String::from_utf8_lossy(&explain.stderr).contains("--explain"));
 }

@@ -100,7 +100,9 @@ struct Program {
     artifact: Artifact,
     /// The IR, compiled again to PTX for each GPU run (`--backend cuda`).
     module: irgc_front::ir::Module,
-    kernels: crate::backend::CpuBackend,
+    /// Its CPU code (`--backend cpu` only: a GPU bench, whose `--ablation` may compile a program seven ways, does
+    /// not pay for code it never runs).
+    kernels: Option<crate::backend::CpuBackend>,
     /// The `--param` values this program declares.
     params: Vec<(String, String)>,
 }
@@ -144,8 +146,11 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
-    if args.ablation && args.opt.disables_any() {
-        bail!("--ablation runs every pass configuration itself; leave out --disable-pass");
+    if args.ablation && args.opt.any() {
+        bail!(
+            "--ablation runs every pass configuration itself; leave out --disable-pass, --print-after, --time-passes \
+             and --explain"
+        );
     }
     if let Some(t) = args.threads.filter(|&t| t > crate::run::MAX_THREADS) {
         bail!("--threads {t} is more than irgc allows ({})", crate::run::MAX_THREADS);
@@ -240,7 +245,10 @@ fn compile_all(args: &BenchArgs, given: &[(String, String)], color: bool) -> Res
         };
         for (config, module) in configs {
             let artifact = crate::backend::lower(&module);
-            let kernels = crate::backend::compile_cpu(&module)?;
+            let kernels = match args.backend {
+                Backend::Cpu => Some(crate::backend::compile_cpu(&module)?),
+                Backend::Cuda => None,
+            };
             let stem = path.file_stem().map_or_else(|| artifact.name.clone(), |s| s.to_string_lossy().into_owned());
             let params = given.iter().filter(|(k, _)| artifact.params.iter().any(|p| &p.name == k)).cloned().collect();
             programs.push(Program { stem, config, artifact, module, kernels, params });
@@ -315,9 +323,10 @@ fn bench_program(args: &BenchArgs, program: &Program, graph: &LoadedGraph, resul
         // time is measured with CUDA events around the plan, excluding the graph upload.
         let exec = match args.backend {
             Backend::Cpu => {
+                let kernels = program.kernels.as_ref().ok_or_else(|| anyhow!("{} has no CPU code", program.stem))?;
                 crate::crash::arm();
                 crate::run::execute::on_cpu(
-                    &program.kernels,
+                    kernels,
                     artifact,
                     &graph.csr,
                     &graph.name,
