@@ -21,6 +21,8 @@ struct Scripted<'k> {
     asked: RefCell<Vec<(u64, u64, Vec<u64>)>>,
     /// The rounds each request asked to be recorded.
     asked_records: RefCell<Vec<u64>>,
+    /// Each request's host rounds so far, and the item count the last of them began with.
+    asked_progress: RefCell<Vec<(u64, u64)>>,
 }
 
 impl Device for Scripted<'_> {
@@ -35,6 +37,7 @@ impl Device for Scripted<'_> {
     fn run_pipe(&mut self, run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
         self.asked.borrow_mut().push((run.count, run.max_rounds, run.locals.to_vec()));
         self.asked_records.borrow_mut().push(run.record_rounds);
+        self.asked_progress.borrow_mut().push((run.rounds_done, run.previous_count));
         if self.asked.borrow().len() <= self.declines {
             return Ok(None);
         }
@@ -69,6 +72,7 @@ struct Outcome {
     result: Result<(Vec<u64>, u64, Vec<irgc_runtime::OutlinedRun>), RunError>,
     asked: Vec<(u64, u64, Vec<u64>)>,
     asked_records: Vec<u64>,
+    asked_progress: Vec<(u64, u64)>,
     stats: Option<irgc_runtime::Stats>,
 }
 
@@ -82,7 +86,14 @@ fn run_declining(declines: usize, answer: Option<PipeEnd>, options: RunOptions) 
     let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
     let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
     let cpu = CpuDevice::new(&fake, &options).unwrap();
-    let mut dev = Scripted { cpu, answer, declines, asked: RefCell::default(), asked_records: RefCell::default() };
+    let mut dev = Scripted {
+        cpu,
+        answer,
+        declines,
+        asked: RefCell::default(),
+        asked_records: RefCell::default(),
+        asked_progress: RefCell::default(),
+    };
     let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
     let mut stats = None;
     let result = irgc_runtime::run_on(&mut dev, req).map(|e| {
@@ -90,7 +101,13 @@ fn run_declining(declines: usize, answer: Option<PipeEnd>, options: RunOptions) 
         stats = Some(e.stats.clone());
         (level, e.launches, e.stats.outlined)
     });
-    Outcome { result, asked: dev.asked.into_inner(), asked_records: dev.asked_records.into_inner(), stats }
+    Outcome {
+        result,
+        asked: dev.asked.into_inner(),
+        asked_records: dev.asked_records.into_inner(),
+        asked_progress: dev.asked_progress.into_inner(),
+        stats,
+    }
 }
 
 fn options() -> RunOptions {
@@ -193,6 +210,14 @@ fn without_outlining_the_pipe_runs_round_by_round() {
 }
 
 #[test]
+fn a_declining_device_is_told_how_many_rounds_ran_and_what_the_last_began_with() {
+    // The path's BFS: one item a round (its frontier), 5 host rounds; the device judges from these whether the
+    // worklist is shrinking fast (`FAST_SHRINK` in irgc-cuda).
+    let out = run_scripted(None, options());
+    assert_eq!(out.asked_progress, vec![(0, 0), (1, 1), (2, 1), (3, 1), (4, 1)]);
+}
+
+#[test]
 fn loops_are_offered_to_the_device_only_when_asked() {
     // A loop marked outlinable: `loop { } while false`, which the host ends after one empty round.
     let mut a = bfs_artifact();
@@ -224,6 +249,7 @@ fn loops_are_offered_to_the_device_only_when_asked() {
             declines: 0,
             asked: RefCell::new(vec![]),
             asked_records: RefCell::new(vec![]),
+            asked_progress: RefCell::new(vec![]),
         };
         let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
         let e = irgc_runtime::run_on(&mut dev, req).unwrap();
