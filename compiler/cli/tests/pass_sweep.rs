@@ -98,6 +98,12 @@ fn bench_ablation_prints_a_column_per_configuration_and_runs_only_those_that_cha
         irgc(&["bench", "--ablation", "--disable-pass", "np", "--graph", "gen:rmat:scale=8", "programs/cc/rem.irg"]);
     assert!(!both.status.success());
     assert!(String::from_utf8_lossy(&both.stderr).contains("leave out --disable-pass"));
+    let svg = std::env::temp_dir().join(format!("irgc-ablation-{}.svg", std::process::id()));
+    let plotted = ablation(&["--plot", svg.to_str().unwrap(), "programs/bfs/bfs_worklist.irg"]);
+    assert!(plotted.status.success(), "{}", String::from_utf8_lossy(&plotted.stderr));
+    let figure = std::fs::read_to_string(&svg).expect("the heat map");
+    let _ = std::fs::remove_file(&svg);
+    assert!(figure.starts_with("<svg") && figure.contains("-np") && figure.contains("× all"), "{figure:.300}");
     let explain = irgc(&["bench", "--ablation", "--explain", "--graph", "gen:rmat:scale=8", "programs/cc/rem.irg"]);
     assert!(!explain.status.success() && String::from_utf8_lossy(&explain.stderr).contains("--explain"));
 }

@@ -11,6 +11,7 @@
 //! about them. Progress goes to stderr, one line per row, because a large graph takes minutes.
 
 mod ablation;
+mod ablation_plot;
 mod bars;
 mod baseline;
 mod table;
@@ -58,7 +59,8 @@ pub struct BenchArgs {
     /// Print the rows as a JSON array instead of a table.
     #[arg(long)]
     json: bool,
-    /// Also draw the table as bars (median compute time per program and graph, min-max whiskers) into FILE.svg.
+    /// Also draw the table as bars (median compute time per program and graph, min-max whiskers) into FILE.svg;
+    /// with `--ablation`, the ablation table as a heat map (each configuration's time against every pass on).
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
     /// Worker threads, for irgc and the baselines alike (default: one per core).
@@ -81,7 +83,7 @@ pub struct BenchArgs {
     /// (only the configurations that change its optimized IR; `irgc passes` lists them), and print a column per
     /// configuration, flagging a program more than 10% slower with every pass than with none. A run whose output
     /// is identical to a verified run's is verified by that, without recomputing the reference.
-    #[arg(long, conflicts_with_all = ["baseline", "no_outline", "plot"])]
+    #[arg(long, conflicts_with_all = ["baseline", "no_outline"])]
     ablation: bool,
     #[command(flatten)]
     multi: crate::devices::DeviceArgs,
@@ -197,7 +199,11 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     }
 
     if let Some(path) = &args.plot {
-        bars::draw(&results.rows, path)?;
+        if args.ablation {
+            ablation_plot::draw(&results.rows, path)?;
+        } else {
+            bars::draw(&results.rows, path)?;
+        }
         eprintln!("wrote {}", path.display());
     }
     if args.json {
