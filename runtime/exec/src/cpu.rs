@@ -111,15 +111,12 @@ impl Device for CpuDevice<'_> {
     }
 
     fn write(&mut self, buf: &mut Buffer, elem_size: usize, start: u64, elems: &[u64]) -> Result<(), RunError> {
-        for (i, &v) in (start..).zip(elems) {
-            buf.store(elem_size, i, v);
-        }
+        buf.write(elem_size, start, elems);
         Ok(())
     }
 
-    fn fill(&mut self, buf: &mut Buffer, elem_size: usize, _len: u64, bits: u64) -> Result<(), RunError> {
-        // The whole buffer: the padding after the last element is never read, so filling it too costs nothing.
-        buf.fill(elem_size, bits);
+    fn fill(&mut self, buf: &mut Buffer, elem_size: usize, len: u64, bits: u64) -> Result<(), RunError> {
+        buf.fill(elem_size, len, bits);
         Ok(())
     }
 

@@ -181,14 +181,47 @@ impl Buffer {
         }
     }
 
-    /// Sets every element of the buffer to `bits` (in parallel: fills of node arrays happen every round in some
-    /// programs).
-    pub fn fill(&mut self, elem_size: usize, bits: u64) {
+    /// Sets elements `0..len` to `bits` (in parallel: fills of node arrays happen every round in some programs),
+    /// and the rest of the last word they touch (padding, or elements past the array's current length, which
+    /// nothing reads). Only the prefix: after `G.contract` a node array's length is the quotient's, and filling the
+    /// input's length at every level cost Louvain's small levels milliseconds each.
+    pub fn fill(&mut self, elem_size: usize, len: u64, bits: u64) {
         let mut pattern = 0u64;
         for k in 0..8 / elem_size {
             pattern |= (bits & mask(elem_size)) << (k * elem_size * 8);
         }
-        self.words_mut().par_iter().with_min_len(1 << 14).for_each(|w| w.store(pattern, Relaxed));
+        let words = self.words_mut();
+        let used = (len as usize).div_ceil(8 / elem_size).min(words.len());
+        words[..used].par_iter().with_min_len(1 << 14).for_each(|w| w.store(pattern, Relaxed));
+    }
+
+    /// Writes `elems` at elements `start..`: whole words at once where the elements fill them (8-byte elements,
+    /// or an aligned run of smaller ones), in parallel for long runs.
+    pub fn write(&mut self, elem_size: usize, start: u64, elems: &[u64]) {
+        let per_word = 8 / elem_size;
+        // Element by element up to a word boundary, then whole words, then the tail.
+        let head = ((per_word - start as usize % per_word) % per_word).min(elems.len());
+        for (i, &v) in (start..).zip(&elems[..head]) {
+            self.store(elem_size, i, v);
+        }
+        let body = (elems.len() - head) / per_word * per_word;
+        let first_word = (start as usize + head) / per_word;
+        let words = self.words_mut();
+        words[first_word..first_word + body / per_word]
+            .par_iter()
+            .zip(elems[head..head + body].par_chunks(per_word))
+            .with_min_len(1 << 12)
+            .for_each(|(w, chunk)| {
+                let packed = chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |acc, (k, &v)| acc | ((v & mask(elem_size)) << (k * elem_size * 8)));
+                w.store(packed, Relaxed);
+            });
+        let tail_start = start + (head + body) as u64;
+        for (i, &v) in (tail_start..).zip(&elems[head + body..]) {
+            self.store(elem_size, i, v);
+        }
     }
 
     /// Elements `0..len`, zero-extended.
@@ -764,9 +797,32 @@ mod tests {
         let offsets: Shared<u64> = vec![0, 3, u64::MAX, 9].into();
         let mut r = Buffer::sharing_u64s(&offsets);
         assert_eq!((r.load(8, 2), r.load(4, 5), r.load(1, 24)), (u64::MAX, 0xFFFF_FFFF, 9));
-        r.fill(8, 5);
+        r.fill(8, 4, 5);
         assert_eq!(r.to_elems(8, 4), vec![5; 4]);
         assert_eq!(*offsets, vec![0, 3, u64::MAX, 9]);
+    }
+
+    #[test]
+    fn bulk_writes_equal_element_stores_at_any_alignment_and_fills_touch_only_the_prefix() {
+        for elem_size in [1usize, 2, 4, 8] {
+            for (start, len) in [(0u64, 0usize), (0, 1), (3, 5), (1, 100_000), (7, 31), (16, 64)] {
+                let vals: Vec<u64> = (0..len as u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 3).collect();
+                let mut bulk = Buffer::zeroed(200_000, elem_size);
+                let mut each = Buffer::zeroed(200_000, elem_size);
+                bulk.fill(elem_size, 200_000, 0xAB);
+                each.fill(elem_size, 200_000, 0xAB);
+                bulk.write(elem_size, start, &vals);
+                for (i, &v) in (start..).zip(&vals) {
+                    each.store(elem_size, i, v);
+                }
+                let n = start + len as u64 + 9;
+                assert_eq!(bulk.to_elems(elem_size, n), each.to_elems(elem_size, n), "size {elem_size} at {start}");
+            }
+            let mut b = Buffer::zeroed(1000, elem_size);
+            b.fill(elem_size, 10, 1);
+            assert!((0..10).all(|i| b.load(elem_size, i) == 1));
+            assert!((16..1000).all(|i| b.load(elem_size, i) == 0), "past the prefix's last word: untouched");
+        }
     }
 
     #[test]
