@@ -51,33 +51,41 @@ pub fn configs(module: &Module) -> Result<Vec<(String, Module)>> {
     Ok(out)
 }
 
-/// The ablation table: a line per program and graph, a column per configuration (`=`: the same code as `all`,
-/// not run; `FAILED`: a wrong answer), and all passes against none.
-pub fn text(rows: &[Row]) -> String {
-    let names = names();
+/// The programs and graphs of an `--ablation` bench's rows, each once, in row order: the table's lines.
+pub fn lines(rows: &[Row]) -> Vec<(&str, &str)> {
     let mut keys: Vec<(&str, &str)> = Vec::new();
     for r in rows {
         if !keys.contains(&(r.program.as_str(), r.graph.as_str())) {
             keys.push((&r.program, &r.graph));
         }
     }
+    keys
+}
+
+/// The row of `program` on `graph` in configuration `config` (none: the configuration did not change its code).
+pub fn cell<'r>(rows: &'r [Row], (program, graph): (&str, &str), config: &str) -> Option<&'r Row> {
+    rows.iter().find(|r| r.program == program && r.graph == graph && r.config.as_deref() == Some(config))
+}
+
+/// The ablation table: a line per program and graph, a column per configuration (`=`: the same code as `all`,
+/// not run; `FAILED`: a wrong answer), and all passes against none.
+pub fn text(rows: &[Row]) -> String {
+    let names = names();
     let mut head = vec!["program".to_string(), "graph".to_string()];
     head.extend(names.iter().cloned());
     head.push("all/none".to_string());
-    let mut lines = vec![head];
-    for (program, graph) in keys {
-        let of = |config: &str| {
-            rows.iter().find(|r| r.program == program && r.graph == graph && r.config.as_deref() == Some(config))
-        };
-        let mut line = vec![program.to_string(), graph.to_string()];
+    let mut body = Vec::new();
+    for key in lines(rows) {
+        let mut line = vec![key.0.to_string(), key.1.to_string()];
         for name in &names {
-            line.push(match of(name) {
+            line.push(match cell(rows, key, name) {
                 None => "=".to_string(),
                 Some(r) if r.verified == Verified::Failed => "FAILED".to_string(),
                 Some(r) => super::table::ms(r.median_ms),
             });
         }
-        let time = |config: &str| of(config).filter(|r| r.verified != Verified::Failed).map(|r| r.median_ms);
+        let time =
+            |config: &str| cell(rows, key, config).filter(|r| r.verified != Verified::Failed).map(|r| r.median_ms);
         line.push(match (time(ALL), time(NONE).or(time(ALL))) {
             (Some(a), Some(n)) if n > 0.0 => {
                 let ratio = a / n;
@@ -85,29 +93,14 @@ pub fn text(rows: &[Row]) -> String {
             }
             _ => "-".to_string(),
         });
-        lines.push(line);
+        body.push(line);
     }
-    let mut width = vec![0; lines[0].len()];
-    for l in &lines {
-        for (w, s) in width.iter_mut().zip(l) {
-            *w = (*w).max(s.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for (i, l) in lines.iter().enumerate() {
-        let cells: Vec<String> = l
-            .iter()
-            .enumerate()
-            .map(|(c, s)| if c < 2 { format!("{s:<w$}", w = width[c]) } else { format!("{s:>w$}", w = width[c]) })
-            .collect();
-        out += cells.join("  ").trim_end();
-        out.push('\n');
-        if i == 0 {
-            out += &width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  ");
-            out.push('\n');
-        }
-    }
-    out + &format!("= : the pass changes nothing in this program (same code as `all`, not run); ⚠ : every pass on is more than {:.0}% slower than none\n", (SLOWER - 1.0) * 100.0)
+    super::table::aligned(&head, &body, |c| c < 2)
+        + &format!(
+            "= : the pass changes nothing in this program (same code as `all`, not run); ⚠ : every pass on is more \
+             than {:.0}% slower than none\n",
+            (SLOWER - 1.0) * 100.0
+        )
 }
 
 #[cfg(test)]

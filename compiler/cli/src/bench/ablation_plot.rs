@@ -9,7 +9,7 @@ use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::ablation::{names, ALL};
+use super::ablation::{cell, lines, names, ALL};
 use super::table::{Row, Verified};
 
 const CELL_W: i32 = 118;
@@ -37,12 +37,7 @@ fn shade(ratio: f64) -> RGBColor {
 /// Draws the rows of an `--ablation` bench as an SVG heat map at `path`.
 pub fn draw(rows: &[Row], path: &Path) -> Result<()> {
     let configs = names();
-    let mut keys: Vec<(&str, &str)> = Vec::new();
-    for r in rows {
-        if !keys.contains(&(r.program.as_str(), r.graph.as_str())) {
-            keys.push((&r.program, &r.graph));
-        }
-    }
+    let keys = lines(rows);
     if keys.is_empty() {
         return Err(anyhow!("the benchmark has no rows to plot"));
     }
@@ -69,9 +64,7 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<()> {
         let y = top + CELL_H * i as i32;
         let style = ("sans-serif", 14).into_text_style(&root).pos(Pos::new(HPos::Right, VPos::Center));
         root.draw(&Text::new(label(*key), (left - 10, y + CELL_H / 2), style)).map_err(plot_error)?;
-        let of = |config: &str| {
-            rows.iter().find(|r| r.program == key.0 && r.graph == key.1 && r.config.as_deref() == Some(config))
-        };
+        let of = |config: &str| cell(rows, *key, config);
         let all = of(ALL).filter(|r| r.verified != Verified::Failed).map(|r| r.median_ms);
         for (c, name) in configs.iter().enumerate() {
             let x = left + CELL_W * c as i32;

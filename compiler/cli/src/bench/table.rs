@@ -176,24 +176,30 @@ pub fn text(rows: &[Row]) -> String {
             ]
         })
         .collect();
-    let mut width: [usize; 14] = HEAD.map(str::len);
-    for c in &cells {
-        for (w, s) in width.iter_mut().zip(c) {
+    aligned(&HEAD.map(String::from), &cells, |c| LEFT[c])
+}
+
+/// Rows of cells as aligned text: the header, a rule of dashes under it, then the rows, two spaces between columns;
+/// column `c` left-aligned where `left(c)` (text), right-aligned otherwise (numbers); trailing spaces trimmed.
+pub(super) fn aligned<R: AsRef<[String]>>(head: &[String], rows: &[R], left: impl Fn(usize) -> bool) -> String {
+    let mut width: Vec<usize> = head.iter().map(|s| s.chars().count()).collect();
+    for r in rows {
+        for (w, s) in width.iter_mut().zip(r.as_ref()) {
             *w = (*w).max(s.chars().count());
         }
     }
-    let line = |c: &[String]| {
-        let parts: Vec<String> = c
+    let line = |cells: &[String]| {
+        let parts: Vec<String> = cells
             .iter()
             .enumerate()
-            .map(|(i, s)| if LEFT[i] { format!("{s:<w$}", w = width[i]) } else { format!("{s:>w$}", w = width[i]) })
+            .map(|(c, s)| if left(c) { format!("{s:<w$}", w = width[c]) } else { format!("{s:>w$}", w = width[c]) })
             .collect();
         parts.join("  ").trim_end().to_string() + "\n"
     };
-    let mut out = line(&HEAD.map(String::from));
-    out += &line(&width.map(|w| "-".repeat(w)));
-    for c in &cells {
-        out += &line(c);
+    let mut out = line(head);
+    out += &line(&width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>());
+    for r in rows {
+        out += &line(r.as_ref());
     }
     out
 }
