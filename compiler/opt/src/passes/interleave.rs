@@ -91,7 +91,7 @@ fn interleave_block(
 mod tests {
     use crate::Options;
     use irgc_front::ir::print::print_module;
-    use irgc_front::ir::{DeviceOp, Module, StmtKind};
+    use irgc_front::ir::{DeviceOp, Module};
 
     const SRC: &str = "graph G;\nnode x: u32;\nnode y: u32;\nworklist w;\n\
         kernel reads() { forall v in G.nodes { var s: u32 = 0; for e in G.edges(v) { s = s + x[G.dst(e)]; } y[v] = s; } }\n\
@@ -118,19 +118,10 @@ mod tests {
 
     /// Kernel `relax`'s sweep's `interleave` field, or (with `nested`) that of the loop inside it.
     fn interleave_of(m: &mut Module, nested: bool) -> &mut u32 {
-        let (_, k) = m.kernels.iter_mut().nth(1).expect("kernel relax");
-        let StmtKind::Op(DeviceOp::ForAll { interleave, body, .. }) = &mut k.body.block[0].kind else {
-            panic!("sweep")
-        };
-        if !nested {
-            return interleave;
+        match super::super::test_support::forall_of(m, 1, nested) {
+            DeviceOp::ForAll { interleave, .. } => interleave,
+            _ => unreachable!("forall_of returns a ForAll"),
         }
-        body.iter_mut()
-            .find_map(|s| match &mut s.kind {
-                StmtKind::Op(DeviceOp::ForAll { interleave, .. }) => Some(interleave),
-                _ => None,
-            })
-            .expect("the nested loop")
     }
 
     /// The validator checks the recorded decision: a factor of 1, 2, 4 or 8, and only on a nested loop.
@@ -138,10 +129,7 @@ mod tests {
     fn the_validator_rejects_interleaved_sweeps_and_odd_factors() {
         let mut m = irgc_front::compile_source("t.irg", SRC).module.expect("compiles");
         crate::run(&mut m, &Options { validate: true, ..Options::default() }).expect("valid");
-        let errors = |m: &Module| -> String {
-            let errs = irgc_front::ir::validate::validate(m).expect_err("invalid");
-            errs.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")
-        };
+        let errors = super::super::test_support::validation_errors;
         *interleave_of(&mut m, false) = 4;
         assert!(errors(&m).contains("interleave 4 on a loop that is not a nested loop over a range"), "{}", errors(&m));
         *interleave_of(&mut m, false) = 1;

@@ -9,6 +9,35 @@ mod unroll;
 use crate::{Options, Remark};
 use irgc_front::ir::Module;
 
+/// What the passes' tests share: reaching a kernel's loops to corrupt a recorded decision, and the validator's
+/// verdict on the result.
+#[cfg(test)]
+mod test_support {
+    use irgc_front::ir::{DeviceOp, Module, StmtKind};
+
+    /// Kernel number `k`'s sweep, or (with `nested`) the first `forall` directly inside it.
+    pub fn forall_of(m: &mut Module, k: usize, nested: bool) -> &mut DeviceOp {
+        let (_, kernel) = m.kernels.iter_mut().nth(k).expect("the kernel");
+        let StmtKind::Op(sweep @ DeviceOp::ForAll { .. }) = &mut kernel.body.block[0].kind else { panic!("sweep") };
+        if !nested {
+            return sweep;
+        }
+        let DeviceOp::ForAll { body, .. } = sweep else { unreachable!() };
+        body.iter_mut()
+            .find_map(|s| match &mut s.kind {
+                StmtKind::Op(inner @ DeviceOp::ForAll { .. }) => Some(inner),
+                _ => None,
+            })
+            .expect("the nested loop")
+    }
+
+    /// The validator's messages for a module it must reject, joined by `; `.
+    pub fn validation_errors(m: &Module) -> String {
+        let errs = irgc_front::ir::validate::validate(m).expect_err("invalid");
+        errs.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")
+    }
+}
+
 /// A pass: its stable name, a one-line summary, and the function that runs it (returning how many places it
 /// changed, and adding a remark for each decision worth explaining).
 #[derive(Debug)]

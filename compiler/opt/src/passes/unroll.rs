@@ -126,7 +126,7 @@ impl Cx<'_> {
 mod tests {
     use crate::Options;
     use irgc_front::ir::print::print_module;
-    use irgc_front::ir::{DeviceOp, Module, StmtKind};
+    use irgc_front::ir::{DeviceOp, Module};
 
     const SRC: &str = "graph G;\nnode x: u32;\nnode y: u32;\n\
         kernel k() { forall v in G.nodes { var s: u32 = 0; for e in G.edges(v) { s = s + x[G.dst(e)]; } y[v] = s; } }\n\
@@ -154,26 +154,16 @@ mod tests {
 
     /// Kernel `k`'s sweep's `unroll` field, or (with `nested`) that of the loop inside it.
     fn unroll_of(m: &mut Module, nested: bool) -> &mut u32 {
-        let (_, k) = m.kernels.iter_mut().next().expect("kernel k");
-        let StmtKind::Op(DeviceOp::ForAll { unroll, body, .. }) = &mut k.body.block[0].kind else { panic!("sweep") };
-        if !nested {
-            return unroll;
+        match super::super::test_support::forall_of(m, 0, nested) {
+            DeviceOp::ForAll { unroll, .. } => unroll,
+            _ => unreachable!("forall_of returns a ForAll"),
         }
-        body.iter_mut()
-            .find_map(|s| match &mut s.kind {
-                StmtKind::Op(DeviceOp::ForAll { unroll, .. }) => Some(unroll),
-                _ => None,
-            })
-            .expect("the nested loop")
     }
 
     /// The validator checks the recorded decision: a factor of 1, 2, 4 or 8, and only on a scheduled loop.
     #[test]
     fn the_validator_rejects_unrolled_thread_loops_and_odd_factors() {
-        let errors = |m: &Module| -> String {
-            let errs = irgc_front::ir::validate::validate(m).expect_err("invalid");
-            errs.iter().map(|e| e.message.clone()).collect::<Vec<_>>().join("; ")
-        };
+        let errors = super::super::test_support::validation_errors;
         let mut m = irgc_front::compile_source("t.irg", SRC).module.expect("compiles");
         crate::run(&mut m, &Options { validate: true, ..Options::default() }).expect("valid");
         *unroll_of(&mut m, false) = 4;
