@@ -5,7 +5,7 @@
 # which runs a configuration only for the programs whose optimized IR it changes (for the others it is the same
 # code as "all passes") and verifies every row (an output identical to a verified one by that identity). Writes
 # its JSON rows and its log (one line per row as it finishes) per class into $OUT/ablation (or ./ablation), packed
-# into CLASS.tar.gz (one file comes back from the GPU machine more surely than many; a bench stopped by its time
+# into CLASS.SET.tar.gz (one file comes back from the GPU machine more surely than many; a bench stopped by its time
 # limit leaves its log); `scripts/ablation-table.py` turns them into the table of docs/optimizer.md.
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_ABL_GRAPHS    classes (default: road grid2k urand22 rmatg22 rgg22 kron22)
@@ -13,6 +13,9 @@
 #   GPU_ABL_RUNS      timed runs per row (default 1, after one warm-up)
 #   GPU_ABL_WARMUP    warm-up runs per row (default 1)
 #   GPU_ABL_TIMEOUT   seconds one `irgc bench` (one class) may take (default 300)
+#   GPU_ABL_SETS      which of a class's two runs: `plain` (the programs its file's weights serve) and `random`
+#                     (those needing weights the file lacks, run with random ones); default both, so two GPUs
+#                     can share a class
 set -u
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_ABL_DIR:-/tmp/g}
@@ -21,6 +24,7 @@ PROGRAMS=${GPU_ABL_PROGRAMS:-$(ls programs/*/*.irg)}
 RUNS=${GPU_ABL_RUNS:-1}
 WARMUP=${GPU_ABL_WARMUP:-1}
 TIMEOUT=${GPU_ABL_TIMEOUT:-300}
+SETS=${GPU_ABL_SETS:-"plain random"}
 DEST=${OUT:-.}/ablation
 WORK=$(mktemp -d)
 mkdir -p "$DEST"
@@ -37,7 +41,7 @@ for g in $CLASSES; do
   for p in $PROGRAMS; do
     if [ $weighted = 0 ] && needs_weights "$p"; then random="$random $p"; else plain="$plain $p"; fi
   done
-  for set in plain random; do
+  for set in $SETS; do
     progs=${!set}
     [ -z "$progs" ] && continue
     extra=""
@@ -49,7 +53,7 @@ for g in $CLASSES; do
     "$IRGC" bench --backend cuda --ablation --runs "$RUNS" --warmup "$WARMUP" --timeout "$TIMEOUT" --json \
       --graph "$graph" $extra $progs > "$WORK/$g.$set.json" 2> "$WORK/$g.$set.log"
     tail -3 "$WORK/$g.$set.log" >&2
-    tar -C "$WORK" -czf "$DEST/$g.tar.gz" $(cd "$WORK" && ls "$g".*)
+    tar -C "$WORK" -czf "$DEST/$g.$set.tar.gz" "$g.$set.json" "$g.$set.log"
   done
 done
 rm -rf "$WORK"
