@@ -7,8 +7,9 @@ configuration, with CLASS.CONFIG.SET.programs listing the programs it was to run
 
 Per program and graph class: the median compute time (ms) with every pass, with each pass disabled, and with
 none. "=" marks a configuration whose optimized IR is that of "all passes" (the same code: not re-run); "n/r" one
-that was not run (the bench's time limit or the lease ran out first). A row that did not verify says so. The last column flags rows where every pass is more than 10% slower
-than none (the issue's rule).
+that was not run (the bench's time limit or the lease ran out first). A row that did not verify says so. The last
+column flags rows where every pass is more than 10% slower than none (the issue's rule); ↻ marks a program that
+`--recheck` ran again in every configuration with more runs (its cells are those runs' medians).
 """
 import glob
 import json
@@ -22,19 +23,28 @@ CLASSES = ["road", "grid2k", "urand22", "rmatg22", "rgg22", "kron22"]
 LOG_ROW = re.compile(r"^  (\S+)(?: \[(\S+)\])? +cuda +median ([0-9.]+) ms \(\d+ launches\), verified (\w+)")
 
 
+RECHECK = re.compile(r"^recheck (\S+) on ")
+
+
 def rows_from_log(path):
     try:
         lines = open(path).read().splitlines()
     except OSError:
         return []
     rows = []
+    rechecking = set()  # programs `--recheck` announced ("recheck PROG on GRAPH: ..."): their later rows replace
     for line in lines:
+        r = RECHECK.match(line)
+        if r:
+            rechecking.add(r.group(1))
         m = LOG_ROW.match(line)
         if m:
             ok = "ok" if m.group(4) == "Ok" else m.group(4)
             row = {"program": m.group(1), "median_ms": float(m.group(3)), "verified": ok}
             if m.group(2):
                 row["config"] = m.group(2)
+            if m.group(1) in rechecking:
+                row["rechecked"] = True
             rows.append(row)
     return rows
 
@@ -45,6 +55,7 @@ def main(d):
     paths = set(glob.glob(os.path.join(d, "*.json")))
     paths |= {p[: -len(".log")] + ".json" for p in glob.glob(os.path.join(d, "*.log"))}
     planned = {}  # (class, config) -> the programs it was to run (the others have the code of "all passes")
+    rechecked = set()  # (program, class) re-run in every configuration by `--recheck`
     cut = set()  # (program, class): the program a stopped `bench --ablation` was running; its missing columns are n/r
     for path in sorted(paths):
         parts = os.path.basename(path).split(".")
@@ -72,6 +83,8 @@ def main(d):
             if cell is None or not str(verified).startswith("ok"):
                 cell = "✘ " + str(verified or r.get("error", "failed"))[:40]
             rows.setdefault((r["program"], cls), {})[c] = cell
+            if r.get("rechecked") and c == "all":
+                rechecked.add((r["program"], cls))
     for path in glob.glob(os.path.join(d, "*.programs")):
         cls, config, _ = os.path.basename(path).split(".", 2)
         if config not in configs and config not in ("all", "none"):
@@ -104,7 +117,7 @@ def main(d):
         flag = ""
         if isinstance(a, float) and isinstance(n, float) and n > 0:
             ratio = a / n
-            flag = f"{ratio:.2f}×" + (" ⚠" if ratio > 1.10 else "")
+            flag = f"{ratio:.2f}×" + (" ⚠" if ratio > 1.10 else "") + (" ↻" if (prog, cls) in rechecked else "")
         print(f"| {prog} | {cls} | " + " | ".join(out) + f" | {flag} |")
 
 

@@ -12,6 +12,8 @@
 #   GPU_ABL_PROGRAMS  programs (default: every programs/*/*.irg)
 #   GPU_ABL_RUNS      timed runs per row (default 1, after one warm-up)
 #   GPU_ABL_WARMUP    warm-up runs per row (default 1)
+#   GPU_ABL_RECHECK   timed runs for each configuration of a program flagged after the first pass (every pass more
+#                     than 10% slower than none), `irgc bench --recheck` (default 5; 0: no recheck)
 #   GPU_ABL_TIMEOUT   seconds one `irgc bench` (one class) may take (default 300)
 #   GPU_ABL_SETS      which of a class's two runs: `plain` (the programs its file's weights serve) and `random`
 #                     (those needing weights the file lacks, run with random ones); default both, so two GPUs
@@ -23,6 +25,7 @@ CLASSES=${GPU_ABL_GRAPHS:-"road grid2k urand22 rmatg22 rgg22 kron22"}
 PROGRAMS=${GPU_ABL_PROGRAMS:-$(ls programs/*/*.irg)}
 RUNS=${GPU_ABL_RUNS:-1}
 WARMUP=${GPU_ABL_WARMUP:-1}
+RECHECK=${GPU_ABL_RECHECK:-5}
 TIMEOUT=${GPU_ABL_TIMEOUT:-300}
 SETS=${GPU_ABL_SETS:-"plain random"}
 DEST=${OUT:-.}/ablation
@@ -46,6 +49,7 @@ for g in $CLASSES; do
     [ -z "$progs" ] && continue
     extra=""
     [ $set = random ] && extra="--weights random:1:255"
+    [ "$RECHECK" -gt 0 ] && extra="$extra --recheck $RECHECK"
     echo "== $g ($set):$progs" >&2
     # One process per class: the graph is loaded once, and a configuration whose output is identical to a
     # verified one's is verified by that (`irgc bench --ablation`).

@@ -107,3 +107,29 @@ fn bench_ablation_prints_a_column_per_configuration_and_runs_only_those_that_cha
     let explain = irgc(&["bench", "--ablation", "--explain", "--graph", "gen:rmat:scale=8", "programs/cc/rem.irg"]);
     assert!(!explain.status.success() && String::from_utf8_lossy(&explain.stderr).contains("--explain"));
 }
+
+#[test]
+fn bench_ablation_recheck_runs_every_configuration_of_a_flagged_program_again_in_its_place() {
+    // `--flag-above 0` flags every line, so each program is re-run in every configuration with two timed runs.
+    let j = ablation(&["--json", "--recheck", "2", "--flag-above", "0", "programs/bfs/bfs_worklist.irg"]);
+    assert!(j.status.success(), "{}", String::from_utf8_lossy(&j.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&j.stdout).expect("JSON rows");
+    let rows = rows.as_array().expect("an array");
+    let configs: Vec<&str> = rows.iter().map(|r| r["config"].as_str().expect("a config")).collect();
+    assert_eq!(configs.first(), Some(&"all"), "{configs:?}");
+    assert_eq!(configs.last(), Some(&"none"), "one row per configuration, in table order: {configs:?}");
+    let mut unique = configs.clone();
+    unique.dedup();
+    assert_eq!(unique, configs, "the rechecked rows replace the first ones: {configs:?}");
+    assert!(rows.iter().all(|r| r["rechecked"] == true && r["runs"] == 2 && r["verified"] == "ok"), "{rows:?}");
+    assert!(String::from_utf8_lossy(&j.stderr).contains("recheck bfs_worklist on"));
+    // Unflagged (the default rule on this small grid may or may not flag; a ratio of 100 never does): one run, no mark.
+    let t = ablation(&["--recheck", "2", "--flag-above", "100", "programs/bfs/bfs_worklist.irg"]);
+    let out = String::from_utf8_lossy(&t.stdout);
+    let line = out.lines().find(|l| l.starts_with("bfs_worklist ")).expect("a bfs_worklist line");
+    assert!(t.status.success() && !line.contains('↻') && !line.contains('⚠') && !out.contains("--recheck)"), "{out}");
+    let bad = ablation(&["--flag-above", "-1", "programs/cc/rem.irg"]);
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("--flag-above"));
+    let alone = irgc(&["bench", "--recheck", "3", "--graph", "gen:rmat:scale=8", "programs/cc/rem.irg"]);
+    assert!(!alone.status.success() && String::from_utf8_lossy(&alone.stderr).contains("--ablation"));
+}

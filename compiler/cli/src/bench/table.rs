@@ -76,6 +76,9 @@ pub struct Row {
     pub quality: Vec<Quality>,
     /// The reference's summary, or the mismatch.
     pub verify_detail: String,
+    /// With `--ablation --recheck`: this row replaced a flagged program's first, one-pass measurement.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rechecked: bool,
 }
 
 /// The timing summary of a set of runs.
@@ -204,6 +207,38 @@ pub(super) fn aligned<R: AsRef<[String]>>(head: &[String], rows: &[R], left: imp
     out
 }
 
+/// A verified CPU row of `rem` on a small graph, for the tests of the tables that read rows.
+#[cfg(test)]
+pub(super) fn example_row() -> Row {
+    Row {
+        program: "rem".into(),
+        config: None,
+        graph: "g".into(),
+        n: 10,
+        m: 20,
+        backend: "cpu".into(),
+        devices: 1,
+        merge_ms: None,
+        moved_by: None,
+        threads: 2,
+        runs: 3,
+        warmup: 1,
+        median_ms: 1.5,
+        min_ms: 1.25,
+        max_ms: 2048.0,
+        setup_ms: 0.1,
+        load_s: 0.0,
+        launches: 3,
+        mteps: 13.3,
+        gbps: 0.1,
+        bytes: 168,
+        verified: Verified::Ok,
+        quality: Vec::new(),
+        verify_detail: String::new(),
+        rechecked: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,38 +264,9 @@ mod tests {
         assert!((mteps - 2.0).abs() < 1e-9 && (gbps - 3.0).abs() < 1e-9);
     }
 
-    fn row() -> Row {
-        Row {
-            program: "rem".into(),
-            config: None,
-            graph: "g".into(),
-            n: 10,
-            m: 20,
-            backend: "cpu".into(),
-            devices: 1,
-            merge_ms: None,
-            moved_by: None,
-            threads: 2,
-            runs: 3,
-            warmup: 1,
-            median_ms: 1.5,
-            min_ms: 1.25,
-            max_ms: 2048.0,
-            setup_ms: 0.1,
-            load_s: 0.0,
-            launches: 3,
-            mteps: 13.3,
-            gbps: 0.1,
-            bytes: 168,
-            verified: Verified::Ok,
-            quality: Vec::new(),
-            verify_detail: String::new(),
-        }
-    }
-
     #[test]
     fn the_table_is_aligned() {
-        let t = text(&[row()]);
+        let t = text(&[example_row()]);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 3);
         assert!(lines[0].starts_with("program  graph   n   m  backend  median ms"));
@@ -272,9 +278,9 @@ mod tests {
 
     #[test]
     fn the_quality_column_shows_each_rated_output() {
-        let mut a = row();
+        let mut a = example_row();
         a.quality = vec![Quality::Coloring { colors: 27 }];
-        let mut b = row();
+        let mut b = example_row();
         b.program = "louvain".into();
         b.quality = vec![
             Quality::Communities { modularity: 0.631_249, communities: 3656 },
