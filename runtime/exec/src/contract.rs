@@ -20,6 +20,7 @@
 
 use irgc_artifact::Scalar;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::device::Device;
 use crate::error::RunError;
@@ -47,16 +48,18 @@ pub(crate) fn contract<D: Device>(
             labels[v]
         )));
     }
-    // Dense ids for the labels in use, in label order.
+    // Dense ids for the labels in use, in label order (the labels marked in parallel: a random write per node).
+    let used: Vec<AtomicBool> = (0..n).map(|_| AtomicBool::new(false)).collect();
+    labels.par_iter().for_each(|&l| used[l as usize].store(true, Ordering::Relaxed));
     let mut id = vec![u32::MAX; n as usize];
-    for &l in &labels {
-        id[l as usize] = 0;
-    }
     let mut k = 0u32;
-    for slot in id.iter_mut().filter(|s| **s == 0) {
-        *slot = k;
-        k += 1;
+    for (slot, used) in id.iter_mut().zip(&used) {
+        if used.load(Ordering::Relaxed) {
+            *slot = k;
+            k += 1;
+        }
     }
+    drop(used);
     let group: Vec<u32> = labels.par_iter().map(|&l| id[l as usize]).collect();
 
     // The graph as the host has it (a contracting plan's memory keeps it), else read back from the device.
@@ -80,7 +83,7 @@ pub(crate) fn contract<D: Device>(
     // `cuMemAlloc`/`cuMemFree` per array and level): only the first elements are rewritten, and the sizes in the
     // context say how many count.
     dev.write(&mut mem.row_start, 8, 0, &counts)?;
-    dev.write(&mut mem.col, 4, 0, &new_col)?;
+    dev.write(&mut mem.col, 4, 0, &new_col.par_iter().map(|&c| u64::from(c)).collect::<Vec<_>>())?;
     if let (Some(buf), Some((_, ty))) = (&mut mem.weights, weights) {
         dev.write(buf, ty.size(), 0, &new_w)?;
     }
@@ -94,7 +97,7 @@ pub(crate) fn contract<D: Device>(
     }
     mem.host_graph = Some(HostGraph {
         row_start: Shared::from(counts),
-        col: Shared::from(new_col.iter().map(|&c| c as u32).collect::<Vec<_>>()),
+        col: Shared::from(new_col),
         weights: weights.map(|_| Shared::from(new_w)),
     });
     mem.num_nodes = k as u64;
@@ -126,12 +129,12 @@ struct Rows<'a> {
     weights: Option<(&'a [u64], Scalar)>,
 }
 
-/// The quotient's rows: its columns (sorted within each row), merged weights (summed in edge order) and row
-/// offsets (`k + 1`). Nodes are bucketed by group (a counting sort), then groups are handled in parallel batches of
+/// The quotient's rows: its columns (sorted within each row), merged weights (summed in edge order; zeros without
+/// weights) and row offsets (`k + 1`). Nodes are bucketed by group (a counting sort), then groups are handled in parallel batches of
 /// about equal edge counts: each walks its members' edges and merges them by destination group as it goes, with a
 /// per-batch table of where each destination's entry is in the row (reset by the group that set it), then sorts only
 /// the row's distinct destinations. O(m) plus a sort of each new row, instead of a sort of each group's edges.
-fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u32>, Vec<u64>, Vec<u64>) {
     let n = r.group.len();
     // Members of each group, in node order.
     let mut first = vec![0usize; k + 1];
@@ -166,7 +169,7 @@ fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
     // thread, not per batch (`map_init` may call its init once per batch, and a table is k entries).
     let tables: Vec<std::sync::Mutex<Vec<u32>>> =
         (0..rayon::current_num_threads()).map(|_| std::sync::Mutex::new(Vec::new())).collect();
-    let parts: Vec<(Vec<u64>, Vec<u64>, Vec<u64>)> = batches
+    let parts: Vec<(Vec<u32>, Vec<u64>, Vec<u64>)> = batches
         .into_par_iter()
         .map(|groups| {
             let mut table = tables[rayon::current_thread_index().unwrap_or(0) % tables.len()]
@@ -202,23 +205,37 @@ fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
                     at[d as usize] = u32::MAX;
                 }
                 row.sort_unstable_by_key(|&(d, _)| d);
-                cols.extend(row.iter().map(|&(d, _)| d as u64));
+                cols.extend(row.iter().map(|&(d, _)| d));
                 ws.extend(row.iter().map(|&(_, w)| w));
                 lens.push(row.len() as u64);
             }
             (cols, ws, lens)
         })
         .collect();
+    // The batches' rows side by side: each batch copies its part into its own slices, in parallel (a sequential
+    // concatenation cost road's first level 20 ms).
     let total: usize = parts.iter().map(|p| p.0.len()).sum();
-    let (mut new_col, mut new_w, mut counts) = (Vec::with_capacity(total), Vec::with_capacity(total), vec![0u64]);
-    for (cols, ws, lens) in parts {
-        new_col.extend(cols);
-        new_w.extend(ws);
-        for l in lens {
-            counts.push(counts.last().copied().unwrap_or(0) + l);
-        }
+    let (mut new_col, mut new_w, mut counts) = (vec![0u32; total], vec![0u64; total], vec![0u64; k + 1]);
+    let mut pieces = Vec::with_capacity(parts.len());
+    let (mut cols, mut ws, mut ends, mut first_edge) = (&mut new_col[..], &mut new_w[..], &mut counts[1..], 0u64);
+    for (c, _, lens) in &parts {
+        let (col_piece, col_rest) = std::mem::take(&mut cols).split_at_mut(c.len());
+        let (w_piece, w_rest) = std::mem::take(&mut ws).split_at_mut(c.len());
+        let (end_piece, end_rest) = std::mem::take(&mut ends).split_at_mut(lens.len());
+        pieces.push((col_piece, w_piece, end_piece, first_edge));
+        (cols, ws, ends) = (col_rest, w_rest, end_rest);
+        first_edge += c.len() as u64;
     }
-    debug_assert_eq!(counts.len(), k + 1, "the batches cover every group");
+    debug_assert!(ends.is_empty(), "the batches cover every group");
+    parts.into_par_iter().zip(pieces).for_each(|((c, w, lens), (col_piece, w_piece, end_piece, first_edge))| {
+        col_piece.copy_from_slice(&c);
+        w_piece.copy_from_slice(&w);
+        let mut end = first_edge;
+        for (slot, len) in end_piece.iter_mut().zip(lens) {
+            end += len;
+            *slot = end;
+        }
+    });
     (new_col, new_w, counts)
 }
 
@@ -237,7 +254,7 @@ mod tests {
 
     /// The quotient by a map from (source group, destination group) to the weights summed in edge order: the
     /// plain definition, against the bucketed, parallel one.
-    fn reference(r: &Rows<'_>, k: usize) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+    fn reference(r: &Rows<'_>, k: usize) -> (Vec<u32>, Vec<u64>, Vec<u64>) {
         let mut merged: BTreeMap<(u32, u32), u64> = BTreeMap::new();
         for v in 0..r.group.len() {
             for e in r.row_start[v]..r.row_start[v + 1] {
@@ -255,7 +272,7 @@ mod tests {
         for g in 0..k {
             counts[g + 1] += counts[g];
         }
-        (merged.keys().map(|&(_, d)| d as u64).collect(), merged.values().copied().collect(), counts)
+        (merged.keys().map(|&(_, d)| d).collect(), merged.values().copied().collect(), counts)
     }
 
     #[test]
