@@ -111,8 +111,21 @@ fn bench_ablation_prints_a_column_per_configuration_and_runs_only_those_that_cha
 #[test]
 fn bench_ablation_recheck_runs_every_configuration_of_a_flagged_program_again_in_its_place() {
     // `--flag-above 0` flags every line, so each program is re-run in every configuration with two timed runs.
-    let j = ablation(&["--json", "--recheck", "2", "--flag-above", "0", "programs/bfs/bfs_worklist.irg"]);
+    let svg = std::env::temp_dir().join(format!("irgc-recheck-{}.svg", std::process::id()));
+    let j = ablation(&[
+        "--json",
+        "--recheck",
+        "2",
+        "--flag-above",
+        "0",
+        "--plot",
+        svg.to_str().unwrap(),
+        "programs/bfs/bfs_worklist.irg",
+    ]);
     assert!(j.status.success(), "{}", String::from_utf8_lossy(&j.stderr));
+    let figure = std::fs::read_to_string(&svg).expect("the heat map");
+    let _ = std::fs::remove_file(&svg);
+    assert!(figure.contains("of 2 on lines marked ↻") && figure.contains("bfs_worklist @ gen:grid:w=32,h=32,seed=1 ↻"));
     let rows: serde_json::Value = serde_json::from_slice(&j.stdout).expect("JSON rows");
     let rows = rows.as_array().expect("an array");
     let configs: Vec<&str> = rows.iter().map(|r| r["config"].as_str().expect("a config")).collect();

@@ -41,7 +41,11 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<()> {
     if keys.is_empty() {
         return Err(anyhow!("the benchmark has no rows to plot"));
     }
-    let label = |(p, g): (&str, &str)| format!("{p} @ {g}");
+    // A line that `--recheck` ran again carries its mark, as in the table.
+    let label = |(p, g): (&str, &str)| {
+        let again = cell(rows, (p, g), ALL).is_some_and(|r| r.rechecked);
+        format!("{p} @ {g}{}", if again { " ↻" } else { "" })
+    };
     let label_w = (keys.iter().map(|k| label(*k).chars().count()).max().unwrap_or(10) as i32 * 8).clamp(140, 560);
     let (top, left) = (96, label_w + 24);
     let width = (left + CELL_W * configs.len() as i32 + 24) as u32;
@@ -49,7 +53,10 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<()> {
     let root = SVGBackend::new(path, (width, height)).into_drawing_area();
     root.fill(&WHITE).map_err(plot_error)?;
     let backend = rows.first().map_or("", |r| r.backend.as_str());
-    let title = format!("irgc bench --ablation ({backend}, median of {} runs, ms)", rows[0].runs);
+    let first = rows.iter().find(|r| !r.rechecked).unwrap_or(&rows[0]);
+    let again =
+        rows.iter().find(|r| r.rechecked).map_or(String::new(), |r| format!(", of {} on lines marked ↻", r.runs));
+    let title = format!("irgc bench --ablation ({backend}; ms, the median of {} run(s){again})", first.runs);
     root.draw(&Text::new(title, (16, 12), ("sans-serif", 20))).map_err(plot_error)?;
     let legend = "colour: against every pass on — green: turning the pass off is slower (it helps), red: faster \
                   (it hurts); = : the pass changes nothing here";
