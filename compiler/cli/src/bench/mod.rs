@@ -325,7 +325,7 @@ fn recheck(args: &BenchArgs, programs: &[Program], graph: &LoadedGraph, n: u64, 
         .collect();
     for (stem, ratio) in flagged {
         eprintln!(
-            "recheck {stem} on {}: every pass {ratio:.2}× none in one run; {n} timed runs a configuration",
+            "recheck {stem} on {}: every pass {ratio:.2}× none at first; again with {n} timed runs a configuration",
             graph.name
         );
         let start = results.rows.len();
