@@ -130,10 +130,11 @@ struct Rows<'a> {
 }
 
 /// The quotient's rows: its columns (sorted within each row), merged weights (summed in edge order; zeros without
-/// weights) and row offsets (`k + 1`). Nodes are bucketed by group (a counting sort), then groups are handled in parallel batches of
-/// about equal edge counts: each walks its members' edges and merges them by destination group as it goes, with a
-/// per-batch table of where each destination's entry is in the row (reset by the group that set it), then sorts only
-/// the row's distinct destinations. O(m) plus a sort of each new row, instead of a sort of each group's edges.
+/// weights) and row offsets (`k + 1`). Nodes are bucketed by group (a counting sort), then groups are handled in
+/// parallel batches of about equal edge counts: each walks its members' edges and merges them by destination group
+/// as it goes, with a per-batch table of where each destination's entry is in the row (reset by the group that set
+/// it), then sorts only the row's distinct destinations. O(m) plus a sort of each new row, instead of a sort of each
+/// group's edges.
 fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u32>, Vec<u64>, Vec<u64>) {
     let n = r.group.len();
     // Members of each group, in node order.
