@@ -153,13 +153,16 @@ fn quotient_rows(r: &Rows<'_>, k: usize) -> (Vec<u32>, Vec<u64>, Vec<u64>) {
     }
     drop(next);
     let degree = |v: u32| r.row_start[v as usize + 1] - r.row_start[v as usize];
-    // Batches of consecutive groups with about m / (64 threads) edges each.
+    // Batches of consecutive groups with about m / (64 threads) edges each (each group's edges counted in parallel:
+    // a random read per node).
+    let edges_of: Vec<u64> =
+        (0..k).into_par_iter().map(|g| members[first[g]..first[g + 1]].iter().map(|&v| degree(v)).sum()).collect();
     let m = r.col.len() as u64;
     let target = (m / (64 * rayon::current_num_threads() as u64)).max(4096);
     let mut batches = Vec::new();
     let (mut start, mut edges) = (0usize, 0u64);
-    for g in 0..k {
-        edges += members[first[g]..first[g + 1]].iter().map(|&v| degree(v)).sum::<u64>();
+    for (g, e) in edges_of.iter().enumerate() {
+        edges += e;
         if edges >= target || g + 1 == k {
             batches.push(start..g + 1);
             start = g + 1;
