@@ -83,9 +83,14 @@ pub fn ratio(rows: &[Row], key: (&str, &str)) -> Option<f64> {
     }
 }
 
-/// The lines of `rows` whose every-pass time is more than `flag_above` times their no-pass time.
-pub fn flagged(rows: &[Row], flag_above: f64) -> Vec<(&str, &str)> {
-    lines(rows).into_iter().filter(|&key| ratio(rows, key).is_some_and(|r| r > flag_above)).collect()
+/// The lines of `rows` whose every-pass time is more than `flag_above` times their no-pass time, with that ratio.
+pub fn flagged(rows: &[Row], flag_above: f64) -> Vec<((&str, &str), f64)> {
+    lines(rows).into_iter().filter_map(|key| ratio(rows, key).filter(|&r| r > flag_above).map(|r| (key, r))).collect()
+}
+
+/// Whether `--recheck` ran this line again (its rows replaced the first pass's).
+pub fn rechecked(rows: &[Row], key: (&str, &str)) -> bool {
+    cell(rows, key, ALL).is_some_and(|r| r.rechecked)
 }
 
 /// The ablation table: a line per program and graph, a column per configuration (`=`: the same code as `all`,
@@ -105,13 +110,11 @@ pub fn text(rows: &[Row], flag_above: f64) -> String {
                 Some(r) => super::table::ms(r.median_ms),
             });
         }
-        let rechecked = cell(rows, key, ALL).map(|r| r.rechecked).unwrap_or(false);
+        let again = rechecked(rows, key);
         line.push(match ratio(rows, key) {
-            Some(ratio) => format!(
-                "{ratio:.2}×{}{}",
-                if ratio > flag_above { " ⚠" } else { "" },
-                if rechecked { " ↻" } else { "" }
-            ),
+            Some(ratio) => {
+                format!("{ratio:.2}×{}{}", if ratio > flag_above { " ⚠" } else { "" }, if again { " ↻" } else { "" })
+            }
             None => "-".to_string(),
         });
         body.push(line);
@@ -158,7 +161,7 @@ mod tests {
         ];
         assert_eq!(ratio(&rows, ("same", "g")), Some(1.0));
         assert_eq!(ratio(&rows, ("wrong", "g")), None);
-        assert_eq!(flagged(&rows, SLOWER), vec![("slow", "g")]);
+        assert_eq!(flagged(&rows, SLOWER).iter().map(|&(key, _)| key).collect::<Vec<_>>(), vec![("slow", "g")]);
         assert!(flagged(&rows, 1.3).is_empty());
         assert_eq!(flagged(&rows, 0.0).len(), 2);
         let table = text(&rows, SLOWER);

@@ -9,7 +9,7 @@ use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::ablation::{cell, lines, names, ALL};
+use super::ablation::{cell, lines, names, rechecked, ALL};
 use super::table::{Row, Verified};
 
 const CELL_W: i32 = 118;
@@ -42,10 +42,7 @@ pub fn draw(rows: &[Row], path: &Path) -> Result<()> {
         return Err(anyhow!("the benchmark has no rows to plot"));
     }
     // A line that `--recheck` ran again carries its mark, as in the table.
-    let label = |(p, g): (&str, &str)| {
-        let again = cell(rows, (p, g), ALL).is_some_and(|r| r.rechecked);
-        format!("{p} @ {g}{}", if again { " ↻" } else { "" })
-    };
+    let label = |(p, g): (&str, &str)| format!("{p} @ {g}{}", if rechecked(rows, (p, g)) { " ↻" } else { "" });
     let label_w = (keys.iter().map(|k| label(*k).chars().count()).max().unwrap_or(10) as i32 * 8).clamp(140, 560);
     let (top, left) = (96, label_w + 24);
     let width = (left + CELL_W * configs.len() as i32 + 24) as u32;

@@ -320,8 +320,8 @@ fn progress(row: &Row) {
 fn recheck(args: &BenchArgs, programs: &[Program], graph: &LoadedGraph, n: u64, results: &mut Results) {
     let flagged: Vec<(String, f64)> = ablation::flagged(&results.rows, args.flag_above)
         .into_iter()
-        .filter(|&(_, g)| g == graph.name)
-        .map(|key| (key.0.to_string(), ablation::ratio(&results.rows, key).unwrap_or(f64::NAN)))
+        .filter(|&((_, g), _)| g == graph.name)
+        .map(|((program, _), ratio)| (program.to_string(), ratio))
         .collect();
     for (stem, ratio) in flagged {
         eprintln!(
