@@ -31,6 +31,7 @@ use crate::lower::{Form, Lower};
 use crate::nested_values::slot_type;
 use crate::types;
 use crate::PtxError;
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
 use irgc_front::ir::{
@@ -303,6 +304,7 @@ impl<'c> Lower<'c, '_> {
             let id = self.to_slot(ty, id)?;
             self.store_slot(sh, tid, slot_type(ty), id)?;
         }
+        let lane = self.b.build_and(tid, i64t.const_int(WARP - 1, false), "lane")?;
         let first = self.b.build_int_compare(IntPredicate::EQ, tid, i64t.const_zero(), "")?;
         self.if_then(first, |me| {
             for k in 0..2 {
@@ -345,7 +347,7 @@ impl<'c> Lower<'c, '_> {
                 |me, o| {
                     let o = me.b.build_int_z_extend(o, i64t, "owner")?;
                     me.help(lp, &live, &sh_live, sh_s, sh_n, o, tid, ntid)?;
-                    me.combine_into_slots(lp.combine, &sh_comb, o)?;
+                    me.combine_warp_into_slots(lp.combine, &sh_comb, o, lane)?;
                     let mine = me.b.build_int_compare(IntPredicate::EQ, tid, o, "")?;
                     me.if_then(mine, |me| {
                         me.b.build_store(n_own, i64t.const_zero())?;
@@ -362,14 +364,13 @@ impl<'c> Lower<'c, '_> {
 
         // The warp level: every lane is here (the block is), so the full mask is exact.
         let full = i32t.const_all_ones();
-        let lane = self.b.build_and(tid, i64t.const_int(WARP - 1, false), "lane")?;
         let warp_base = self.b.build_int_sub(tid, lane, "")?;
         let lane32 = self.b.build_int_truncate(lane, i32t, "")?;
         self.warp_rounds(full, lane32, n_own, |me, o, _| {
             let o = me.b.build_int_z_extend(o, i64t, "")?;
             let owner = me.b.build_int_add(warp_base, o, "owner")?;
             me.help(lp, &live, &sh_live, sh_s, sh_n, owner, lane, i64t.const_int(WARP, false))?;
-            me.combine_into_slots(lp.combine, &sh_comb, owner)
+            me.combine_warp_into_slots(lp.combine, &sh_comb, owner, lane)
         })?;
 
         // Own values back; the helpers' results for this thread once every helper is done.
@@ -385,20 +386,37 @@ impl<'c> Lower<'c, '_> {
         Ok(())
     }
 
-    /// `bar.sync` for a block loop. Its threads may come from divergent paths (the predicated statements before
-    /// the loop, the helpers' strides); `bar.sync` is `.aligned` (every lane of a warp at the same instruction,
-    /// converged), so a `bar.warp.sync` of the whole warp reconverges them first.
+    /// `barrier.sync 0` for a block loop: the block's threads wait for each other. Its threads may come from
+    /// divergent paths (the predicated statements before the loop, the helpers' strides), so this is the
+    /// non-`.aligned` form, which is defined for lanes of one warp that arrive apart. The `.aligned` `bar.sync`
+    /// is not, and a `bar.warp.sync` before it did not make it safe: compute-sanitizer's synccheck found
+    /// "divergent thread(s) in warp" at it (78 errors on a degree count over a Kronecker graph of scale 12, one
+    /// H200), and none with this form. The `bar.warp.sync` stays (it reconverges the warp for the `ballot` and
+    /// `shfl` that follow; timed with it).
     pub(crate) fn block_barrier(&mut self) -> Result<(), PtxError> {
         self.converge_warp()?;
-        self.barrier()
+        let i32t = self.c.i32_type();
+        let f = self.intrinsic("llvm.nvvm.barrier.sync", None, &[i32t.into()]);
+        self.b.build_call(f, &[i32t.const_zero().into()], "")?;
+        Ok(())
     }
 
-    /// `bar.red.or` of `v` (an `i32`, non-zero for true) over the block, after reconverging the warp as
-    /// [`Lower::block_barrier`] does; non-zero when any thread's `v` was.
+    /// `barrier.red.or` of `v` (an `i32`, non-zero for true) over the block, non-`.aligned` as
+    /// [`Lower::block_barrier`] is (LLVM has no intrinsic for this form: inline assembly, marked `convergent` so
+    /// no transformation makes it depend on more conditions); non-zero when any thread's `v` was.
     fn block_any(&mut self, v: IntValue<'c>) -> Result<IntValue<'c>, PtxError> {
         self.converge_warp()?;
         let i32t = self.c.i32_type();
-        Ok(self.call_intrinsic("llvm.nvvm.barrier0.or", i32t.into(), &[v.into()])?.into_int_value())
+        let ty = i32t.fn_type(&[i32t.into()], false);
+        let asm = "{ .reg .pred p, q; setp.ne.u32 p, $1, 0; barrier.red.or.pred q, 0, p; selp.u32 $0, 1, 0, q; }";
+        let asm = self.c.create_inline_asm(ty, asm.to_string(), "=r,r,~{memory}".to_string(), true, false, None, false);
+        let call = self.b.build_indirect_call(ty, asm, &[v.into()], "any")?;
+        let convergent = Attribute::get_named_enum_kind_id("convergent");
+        call.add_attribute(AttributeLoc::Function, self.c.create_enum_attribute(convergent, 0));
+        match call.try_as_basic_value().basic() {
+            Some(v) => Ok(v.into_int_value()),
+            None => Err(PtxError::Llvm("barrier.red.or returned nothing".into())),
+        }
     }
 
     /// `bar.warp.sync mask`: the lanes of `mask` wait for each other, and their memory accesses before it are

@@ -1,8 +1,8 @@
 //! The values of a nested loop that pass between an owner and its helpers (`crate::nested`): the live-ins a
 //! helper takes over (saved, published as 64 bits, restored), and the combined locals — each helper's partial
 //! starts from the operator's identity and is combined into the owner's value across the warp (`shfl`: a
-//! butterfly for a full warp, one lane at a time otherwise) or the block (atomics on the owner's shared slot, a
-//! compare-and-swap loop for float minima and maxima). Also the block-shared slot arrays both levels use.
+//! butterfly for a full warp, one lane at a time otherwise) or the block (a butterfly per warp, then one atomic
+//! per warp on the owner's shared slot, a compare-and-swap loop for float minima and maxima). Also the block-shared slot arrays both levels use.
 
 use crate::lower::{Lower, SHARED};
 use crate::types;
@@ -181,6 +181,28 @@ impl<'c> Lower<'c, '_> {
         self.b.build_unconditional_branch(head)?;
         self.b.position_at_end(exit);
         Ok(())
+    }
+
+    /// Combines the combined locals of the whole warp (every lane is here) into owner `o`'s shared slots: a
+    /// butterfly over the warp, then one atomic per warp from lane 0. One atomic per helper instead made 256
+    /// threads of a block queue on one shared word every round, which cost more than the block level saved
+    /// (`pagerank_pull` on kron22, one H200: 16.4 ms with the warp schedule, 21.0 with the block's per-thread
+    /// atomics).
+    pub(crate) fn combine_warp_into_slots(
+        &mut self,
+        combine: &[Combined],
+        slots: &[PointerValue<'c>],
+        o: IntValue<'c>,
+        lane: IntValue<'c>,
+    ) -> Result<(), PtxError> {
+        let full = self.c.i32_type().const_all_ones();
+        for c in combine {
+            let ty = self.scalar_of(c.local)?;
+            let total = self.warp_total(full, c, ty)?;
+            self.write_local(c.local, total)?;
+        }
+        let first = self.b.build_int_compare(IntPredicate::EQ, lane, lane.get_type().const_zero(), "lane0")?;
+        self.if_then(first, |me| me.combine_into_slots(combine, slots, o))
     }
 
     /// Combines this thread's combined locals into owner `o`'s shared slots (atomically: many helpers at once).

@@ -25,9 +25,10 @@
 //! the kernel's sweep or under `if`s there (ranges of at least the block size run over the whole block, of at
 //! least 32 over the warp, shorter ones in their thread: Merrill et al.'s TWC); `warp` anywhere else (device
 //! functions, loops inside serial loops): the lanes that arrive together run each other's ranges of 32 or more.
-//! Two rules turn `block` into `warp`: a loop with combined locals (its block form fails compute-sanitizer's
-//! synccheck, cause not found yet), and a sweep that keeps a serial loop besides its scheduled ones (the block
-//! would wait at every barrier for its slowest thread).
+//! Two rules turn `block` into `warp`, both because the block would wait at every barrier for its slowest thread:
+//! a sweep that keeps a serial loop besides its scheduled ones, and a loop with combined locals whose own body
+//! runs a serial loop ([`demote_uneven`]). Combined locals are otherwise fine under `block` (its barriers are the
+//! non-aligned PTX forms; `docs/optimizer.md`, "Combined locals under the block schedule").
 //!
 //! Before that, a loop of a device function whose only exits are `return K` (one literal) and which writes nothing
 //! is rewritten to run every iteration and combine *whether* one would have returned ([`exits_to_or`]), where the
@@ -79,6 +80,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
         let mut sweep = std::mem::take(sweep);
         let mut cx = Cx { body: &k.body, mentions, store_fns: &store_fns, names, what: &what, remarks };
         changed += cx.block(&mut sweep, true);
+        demote_uneven(&mut sweep, &loop_fns, &what, remarks);
         if let Some(at) = serial_loop(&sweep, &loop_fns) {
             if demote(&mut sweep) > 0 {
                 let msg = "its block-scheduled loops use the warp schedule instead: the sweep also runs a serial \
@@ -304,6 +306,36 @@ fn demote(block: &mut DeviceBlock) -> usize {
     n
 }
 
+/// Turns each block-scheduled loop of a sweep's body that combines locals and whose own body runs a serial loop
+/// (or calls a function with one) into a warp-scheduled loop: its iterations' costs then differ (`tc`'s merges of
+/// two neighbour lists), and every thread of the block would wait at each of the block level's barriers, and the
+/// combining, for the slowest iteration (`tc` on kron22, one H200: 303 ms with the warp schedule, 367 with the
+/// block's). Loops without combined locals keep the block schedule with a serial loop inside (`ecl_cc`'s `hook`,
+/// whose inner loop is a short find walk): that is how they were measured.
+fn demote_uneven(block: &mut DeviceBlock, loop_fns: &[bool], what: &str, remarks: &mut Vec<Remark>) {
+    for s in block.iter_mut() {
+        let span = s.span;
+        match &mut s.kind {
+            StmtKind::Op(DeviceOp::ForAll { schedule, body, combine, .. })
+                if *schedule == Schedule::Block && !combine.is_empty() && serial_loop(body, loop_fns).is_some() =>
+            {
+                *schedule = Schedule::Warp;
+                let msg = format!(
+                    "{what}: the loop here uses the warp schedule, not the block's: it combines locals and its body \
+                     runs a serial loop, so its iterations' costs differ and the block would wait at every barrier \
+                     for the slowest"
+                );
+                remarks.push(Remark { span, message: msg });
+            }
+            StmtKind::If { then, otherwise, .. } => {
+                demote_uneven(then, loop_fns, what, remarks);
+                demote_uneven(otherwise, loop_fns, what, remarks);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Names for remarks.
 #[derive(Clone, Copy)]
 struct Names<'a> {
@@ -352,10 +384,6 @@ impl Cx<'_> {
             }
             StmtKind::For { var, start, end, body } => match self.parallel(*var, body) {
                 Ok(combine) => {
-                    // Combined locals under the block schedule fail compute-sanitizer's synccheck on an H100
-                    // ("divergent threads in warp" at its barriers; cause not found yet): such loops take the warp
-                    // schedule, which has no barrier.
-                    let schedule = if combine.is_empty() { schedule } else { Schedule::Warp };
                     let name = self.body.locals[*var].name.clone();
                     let with = if combine.is_empty() {
                         String::new()
@@ -800,6 +828,23 @@ mod tests {
              var p = v; for e in G.edges(v) { p = G.dst(e); } level[v] = p as u32; } }");
         assert!(ir.contains("schedule warp") && !ir.contains("schedule block"), "{ir}");
         assert!(remarks.iter().any(|r| r.contains("use the warp schedule instead")), "{remarks:?}");
+    }
+
+    #[test]
+    fn a_combining_loop_in_a_sweep_takes_the_block_unless_its_body_runs_a_serial_loop() {
+        let (ir, remarks) =
+            np("kernel k() { forall v in G.nodes { var d: u64 = 0; for e in G.edges(v) { d += 1u64; } \
+                 x[v] = d; } }");
+        assert!(ir.contains("schedule block combine(d: sum)"), "{ir}");
+        assert!(remarks.iter().all(|r| !r.contains("not the block's")), "{remarks:?}");
+        // Each iteration runs a walk of its own length (tc's merges): the warp.
+        let (ir, remarks) = np("kernel k() { forall v in G.nodes { var d: u64 = 0; for e in G.edges(v) { \
+                 var u = G.dst(e) as u32; while u > (v as u32) { u = u / 2; d += 1u64; } } x[v] = d; } }");
+        assert!(ir.contains("schedule warp combine(d: sum)") && !ir.contains("schedule block"), "{ir}");
+        assert!(
+            remarks.iter().any(|r| r.contains("it combines locals and its body runs a serial loop")),
+            "{remarks:?}"
+        );
     }
 
     #[test]
