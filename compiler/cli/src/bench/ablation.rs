@@ -93,6 +93,14 @@ pub fn rechecked(rows: &[Row], key: (&str, &str)) -> bool {
     cell(rows, key, ALL).is_some_and(|r| r.rechecked)
 }
 
+/// The kernel launches of the every-pass and the no-pass runs of a line, where both ran and they differ: a program
+/// whose round count depends on its races (Louvain's stop test) then did different work in the two, and their
+/// times do not compare one configuration's cost.
+pub fn launches_differ(rows: &[Row], key: (&str, &str)) -> Option<(u64, u64)> {
+    let (all, none) = (cell(rows, key, ALL)?, cell(rows, key, NONE)?);
+    (all.launches != none.launches).then_some((all.launches, none.launches))
+}
+
 /// The ablation table: a line per program and graph, a column per configuration (`=`: the same code as `all`,
 /// not run; `FAILED`: a wrong answer), and all passes against none, flagged above `flag_above`.
 pub fn text(rows: &[Row], flag_above: f64) -> String {
@@ -113,7 +121,17 @@ pub fn text(rows: &[Row], flag_above: f64) -> String {
         let again = rechecked(rows, key);
         line.push(match ratio(rows, key) {
             Some(ratio) => {
-                format!("{ratio:.2}×{}{}", if ratio > flag_above { " ⚠" } else { "" }, if again { " ↻" } else { "" })
+                let mut cell = format!("{ratio:.2}×");
+                if ratio > flag_above {
+                    cell += " ⚠";
+                    if let Some((a, n)) = launches_differ(rows, key) {
+                        cell += &format!(" ≠ {a}/{n}");
+                    }
+                }
+                if again {
+                    cell += " ↻";
+                }
+                cell
             }
             None => "-".to_string(),
         });
@@ -123,6 +141,13 @@ pub fn text(rows: &[Row], flag_above: f64) -> String {
         "= : the pass changes nothing in this program (same code as `all`, not run); ⚠ : every pass on takes more \
          than {flag_above:.2}× the time of none"
     );
+    if lines(rows)
+        .into_iter()
+        .any(|k| ratio(rows, k).is_some_and(|r| r > flag_above) && launches_differ(rows, k).is_some())
+    {
+        legend += "; ≠ A/B : every pass launched A kernels and none B (rounds that depend on races): the two times \
+                   are of different work";
+    }
     if rows.iter().any(|r| r.rechecked) {
         legend += "; ↻ : flagged after one pass over the table and re-run in every configuration (--recheck)";
     }
@@ -171,6 +196,20 @@ mod tests {
         again.iter_mut().filter(|r| r.program == "slow").for_each(|r| r.rechecked = true);
         let table = text(&again, SLOWER);
         assert!(table.contains("1.20× ⚠ ↻") && table.contains("--recheck"), "{table}");
+        assert!(!table.contains("different work"), "{table}");
+        // A flagged line whose two runs launched different numbers of kernels says so.
+        let mut rounds = rows.clone();
+        rounds
+            .iter_mut()
+            .filter(|r| r.program == "slow" && r.config.as_deref() == Some(ALL))
+            .for_each(|r| r.launches = 8);
+        rounds
+            .iter_mut()
+            .filter(|r| r.program == "slow" && r.config.as_deref() == Some(NONE))
+            .for_each(|r| r.launches = 5);
+        assert_eq!(launches_differ(&rounds, ("slow", "g")), Some((8, 5)));
+        let table = text(&rounds, SLOWER);
+        assert!(table.contains("1.20× ⚠ ≠ 8/5") && table.contains("different work"), "{table}");
     }
 
     #[test]
