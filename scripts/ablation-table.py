@@ -20,7 +20,7 @@ import sys
 CLASSES = ["road", "grid2k", "urand22", "rmatg22", "rgg22", "kron22"]
 
 
-LOG_ROW = re.compile(r"^  (\S+)(?: \[(\S+)\])? +cuda +median ([0-9.]+) ms \(\d+ launches\), verified (\w+)")
+LOG_ROW = re.compile(r"^  (\S+)(?: \[(\S+)\])? +cuda +median ([0-9.]+) ms \((\d+) launches\), verified (\w+)")
 
 
 RECHECK = re.compile(r"^recheck (\S+) on ")
@@ -39,8 +39,8 @@ def rows_from_log(path):
             rechecking.add(r.group(1))
         m = LOG_ROW.match(line)
         if m:
-            ok = "ok" if m.group(4) == "Ok" else m.group(4)
-            row = {"program": m.group(1), "median_ms": float(m.group(3)), "verified": ok}
+            ok = "ok" if m.group(5) == "Ok" else m.group(5)
+            row = {"program": m.group(1), "median_ms": float(m.group(3)), "launches": int(m.group(4)), "verified": ok}
             if m.group(2):
                 row["config"] = m.group(2)
             if m.group(1) in rechecking:
@@ -56,6 +56,7 @@ def main(d):
     paths |= {p[: -len(".log")] + ".json" for p in glob.glob(os.path.join(d, "*.log"))}
     planned = {}  # (class, config) -> the programs it was to run (the others have the code of "all passes")
     rechecked = set()  # (program, class) re-run in every configuration by `--recheck`
+    launches = {}  # (program, class, config) -> kernel launches of its median run
     cut = set()  # (program, class): the program a stopped `bench --ablation` was running; its missing columns are n/r
     for path in sorted(paths):
         parts = os.path.basename(path).split(".")
@@ -83,6 +84,8 @@ def main(d):
             if cell is None or not str(verified).startswith("ok"):
                 cell = "✘ " + str(verified or r.get("error", "failed"))[:40]
             rows.setdefault((r["program"], cls), {})[c] = cell
+            if "launches" in r:
+                launches[(r["program"], cls, c)] = r["launches"]
             if r.get("rechecked") and c == "all":
                 rechecked.add((r["program"], cls))
     for path in glob.glob(os.path.join(d, "*.programs")):
@@ -117,7 +120,12 @@ def main(d):
         flag = ""
         if isinstance(a, float) and isinstance(n, float) and n > 0:
             ratio = a / n
-            flag = f"{ratio:.2f}×" + (" ⚠" if ratio > 1.10 else "") + (" ↻" if (prog, cls) in rechecked else "")
+            flag = f"{ratio:.2f}×" + (" ⚠" if ratio > 1.10 else "")
+            # Different launch counts in the two runs (rounds that depend on races): different work, as `bench` marks.
+            la, ln = launches.get((prog, cls, "all")), launches.get((prog, cls, "none"))
+            if ratio > 1.10 and la is not None and ln is not None and la != ln:
+                flag += f" ≠ {la}/{ln}"
+            flag += " ↻" if (prog, cls) in rechecked else ""
         print(f"| {prog} | {cls} | " + " | ".join(out) + f" | {flag} |")
 
 
