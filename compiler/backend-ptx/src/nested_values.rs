@@ -2,7 +2,8 @@
 //! helper takes over (saved, published as 64 bits, restored), and the combined locals — each helper's partial
 //! starts from the operator's identity and is combined into the owner's value across the warp (`shfl`: a
 //! butterfly for a full warp, one lane at a time otherwise) or the block (a butterfly per warp, then one atomic
-//! per warp on the owner's shared slot, a compare-and-swap loop for float minima and maxima). Also the block-shared slot arrays both levels use.
+//! per warp on the owner's shared slot, a compare-and-swap loop for float minima and maxima). Also the
+//! block-shared slot arrays both levels use.
 
 use crate::lower::{Lower, SHARED};
 use crate::types;
@@ -187,7 +188,7 @@ impl<'c> Lower<'c, '_> {
     /// butterfly over the warp, then one atomic per warp from lane 0. One atomic per helper instead made 256
     /// threads of a block queue on one shared word every round, which cost more than the block level saved
     /// (`pagerank_pull` on kron22, one H200: 16.4 ms with the warp schedule, 21.0 with the block's per-thread
-    /// atomics).
+    /// atomics, 14.0 with one atomic per warp).
     pub(crate) fn combine_warp_into_slots(
         &mut self,
         combine: &[Combined],

@@ -27,7 +27,7 @@
 //! functions, loops inside serial loops): the lanes that arrive together run each other's ranges of 32 or more.
 //! Two rules turn `block` into `warp`, both because the block would wait at every barrier for its slowest thread:
 //! a sweep that keeps a serial loop besides its scheduled ones, and a loop with combined locals whose own body
-//! runs a serial loop ([`demote_uneven`]). Combined locals are otherwise fine under `block` (its barriers are the
+//! runs a serial loop. Combined locals are otherwise fine under `block` (its barriers are the
 //! non-aligned PTX forms; `docs/optimizer.md`, "Combined locals under the block schedule").
 //!
 //! Before that, a loop of a device function whose only exits are `return K` (one literal) and which writes nothing
@@ -68,7 +68,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     let write_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, writes)).collect();
     for (_, f) in m.functions.iter_mut() {
         let what = format!("function `{}`", f.name);
-        exits_to_or(&mut f.body, &store_fns, &write_fns, names, &what, remarks);
+        exits_to_or(&mut f.body, &store_fns, &loop_fns, &write_fns, names, &what, remarks);
     }
     for (_, k) in m.kernels.iter_mut() {
         let what = format!("kernel `{}`", k.name);
@@ -78,9 +78,9 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
             continue;
         };
         let mut sweep = std::mem::take(sweep);
-        let mut cx = Cx { body: &k.body, mentions, store_fns: &store_fns, names, what: &what, remarks };
+        let mut cx =
+            Cx { body: &k.body, mentions, store_fns: &store_fns, loop_fns: &loop_fns, names, what: &what, remarks };
         changed += cx.block(&mut sweep, true);
-        demote_uneven(&mut sweep, &loop_fns, &what, remarks);
         if let Some(at) = serial_loop(&sweep, &loop_fns) {
             if demote(&mut sweep) > 0 {
                 let msg = "its block-scheduled loops use the warp schedule instead: the sweep also runs a serial \
@@ -96,7 +96,8 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
         let what = format!("function `{}`", f.name);
         let mentions = mentions(&f.body, &f.body.block);
         let mut block = std::mem::take(&mut f.body.block);
-        let mut cx = Cx { body: &f.body, mentions, store_fns: &store_fns, names, what: &what, remarks };
+        let mut cx =
+            Cx { body: &f.body, mentions, store_fns: &store_fns, loop_fns: &loop_fns, names, what: &what, remarks };
         changed += cx.block(&mut block, false);
         f.body.block = block;
     }
@@ -115,6 +116,7 @@ type Path = Vec<(usize, usize)>;
 fn exits_to_or(
     body: &mut DeviceBody,
     store_fns: &[bool],
+    loop_fns: &[bool],
     write_fns: &[bool],
     names: Names<'_>,
     what: &str,
@@ -129,8 +131,8 @@ fn exits_to_or(
         let (block, i) = at_path(&mut new.block, &path);
         let StmtKind::For { body: lb, .. } = &block[i + 1].kind else { continue };
         let lb = lb.clone();
-        let cx =
-            Cx { body: &new, mentions: mentions(&new, &new.block), store_fns, names, what, remarks: &mut Vec::new() };
+        let mentions = mentions(&new, &new.block);
+        let cx = Cx { body: &new, mentions, store_fns, loop_fns, names, what, remarks: &mut Vec::new() };
         if cx.parallel(var, &lb).is_err() {
             continue;
         }
@@ -306,36 +308,6 @@ fn demote(block: &mut DeviceBlock) -> usize {
     n
 }
 
-/// Turns each block-scheduled loop of a sweep's body that combines locals and whose own body runs a serial loop
-/// (or calls a function with one) into a warp-scheduled loop: its iterations' costs then differ (`tc`'s merges of
-/// two neighbour lists), and every thread of the block would wait at each of the block level's barriers, and the
-/// combining, for the slowest iteration (`tc` on kron22, one H200: 303 ms with the warp schedule, 367 with the
-/// block's). Loops without combined locals keep the block schedule with a serial loop inside (`ecl_cc`'s `hook`,
-/// whose inner loop is a short find walk): that is how they were measured.
-fn demote_uneven(block: &mut DeviceBlock, loop_fns: &[bool], what: &str, remarks: &mut Vec<Remark>) {
-    for s in block.iter_mut() {
-        let span = s.span;
-        match &mut s.kind {
-            StmtKind::Op(DeviceOp::ForAll { schedule, body, combine, .. })
-                if *schedule == Schedule::Block && !combine.is_empty() && serial_loop(body, loop_fns).is_some() =>
-            {
-                *schedule = Schedule::Warp;
-                let msg = format!(
-                    "{what}: the loop here uses the warp schedule, not the block's: it combines locals and its body \
-                     runs a serial loop, so its iterations' costs differ and the block would wait at every barrier \
-                     for the slowest"
-                );
-                remarks.push(Remark { span, message: msg });
-            }
-            StmtKind::If { then, otherwise, .. } => {
-                demote_uneven(then, loop_fns, what, remarks);
-                demote_uneven(otherwise, loop_fns, what, remarks);
-            }
-            _ => {}
-        }
-    }
-}
-
 /// Names for remarks.
 #[derive(Clone, Copy)]
 struct Names<'a> {
@@ -350,6 +322,8 @@ struct Cx<'a> {
     /// How often the whole body mentions each local (see [`mentions`]), taken before any rewrite.
     mentions: BTreeMap<Handle<Local>, usize>,
     store_fns: &'a [bool],
+    /// Per function: whether it runs a loop (a call of one is a serial loop where it stays in its thread).
+    loop_fns: &'a [bool],
     names: Names<'a>,
     what: &'a str,
     remarks: &'a mut Vec<Remark>,
@@ -384,6 +358,15 @@ impl Cx<'_> {
             }
             StmtKind::For { var, start, end, body } => match self.parallel(*var, body) {
                 Ok(combine) => {
+                    // A combining loop whose iterations each run a serial loop (`tc`'s merges of two neighbour
+                    // lists) differ in cost, and the block would wait at each of its barriers, and its combining,
+                    // for the slowest (`tc` on kron22, one H200: 303 ms under `warp`, 367 under `block`). Loops
+                    // without combined locals keep `block` with a serial loop inside (`ecl_cc`'s `hook`, a short
+                    // find walk): that is how they were measured.
+                    let uneven = schedule == Schedule::Block
+                        && !combine.is_empty()
+                        && serial_loop(body, self.loop_fns).is_some();
+                    let schedule = if uneven { Schedule::Warp } else { schedule };
                     let name = self.body.locals[*var].name.clone();
                     let with = if combine.is_empty() {
                         String::new()
@@ -394,7 +377,16 @@ impl Cx<'_> {
                             .collect();
                         format!(", combining {}", c.join(", "))
                     };
-                    self.remark(span, format!("the loop over `{name}` is spread over the {}{with}", schedule.name()));
+                    let why = if uneven {
+                        " (not the block: its body runs a serial loop, so its iterations' costs differ and the block \
+                         would wait at every barrier for the slowest)"
+                    } else {
+                        ""
+                    };
+                    self.remark(
+                        span,
+                        format!("the loop over `{name}` is spread over the {}{with}{why}", schedule.name()),
+                    );
                     let (var, start, end, body) = (*var, *start, *end, std::mem::take(body));
                     block[i].kind = StmtKind::Op(DeviceOp::ForAll {
                         vars: vec![var],
@@ -836,13 +828,13 @@ mod tests {
             np("kernel k() { forall v in G.nodes { var d: u64 = 0; for e in G.edges(v) { d += 1u64; } \
                  x[v] = d; } }");
         assert!(ir.contains("schedule block combine(d: sum)"), "{ir}");
-        assert!(remarks.iter().all(|r| !r.contains("not the block's")), "{remarks:?}");
+        assert!(remarks.iter().all(|r| !r.contains("not the block")), "{remarks:?}");
         // Each iteration runs a walk of its own length (tc's merges): the warp.
         let (ir, remarks) = np("kernel k() { forall v in G.nodes { var d: u64 = 0; for e in G.edges(v) { \
                  var u = G.dst(e) as u32; while u > (v as u32) { u = u / 2; d += 1u64; } } x[v] = d; } }");
         assert!(ir.contains("schedule warp combine(d: sum)") && !ir.contains("schedule block"), "{ir}");
         assert!(
-            remarks.iter().any(|r| r.contains("it combines locals and its body runs a serial loop")),
+            remarks.iter().any(|r| r.contains("by sum (not the block: its body runs a serial loop")),
             "{remarks:?}"
         );
     }
