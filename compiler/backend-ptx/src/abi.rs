@@ -94,8 +94,12 @@ impl<'c> Lower<'c, '_> {
         }
     }
 
-    /// A special register (`tid`, `ctaid`, `ntid`, `nctaid`), x component, widened to `i64`.
+    /// A special register (`tid`, `ctaid`, `ntid`, `nctaid`), x component, widened to `i64` (`nctaid`: the blocks
+    /// taking part, in a step of an outlined pipe).
     pub fn sreg(&self, which: &str) -> Result<IntValue<'c>, PtxError> {
+        if let (Some(n), "nctaid") = (self.nctaid_override, which) {
+            return Ok(n);
+        }
         let name = format!("llvm.nvvm.read.ptx.sreg.{which}.x");
         let v = self.call_intrinsic(&name, self.c.i32_type().into(), &[])?;
         Ok(self.b.build_int_z_extend(self.int(v)?, self.c.i64_type(), which)?)

@@ -158,6 +158,8 @@ impl<'c> Gen<'c, '_> {
             reduction_addr: None,
             pipe_count: None,
             grid_share: false,
+            nctaid_override: None,
+            fine_gate: None,
             check_bounds: self.check_bounds,
             site_body: frame.site_body,
         };
@@ -503,6 +505,8 @@ impl<'c, 'm> Gen<'c, 'm> {
             let slots = crate::pipe::step_slots(&self.layout, pipe.worklist.map(|w| w.index()), &k.params);
             let mut params: Vec<BasicMetadataTypeEnum> = vec![gptr.into()];
             params.extend(slots.iter().map(|_| BasicMetadataTypeEnum::from(c.i64_type())));
+            // The blocks taking part in the launch: the grid's, or 1 in a round block 0 runs alone.
+            params.push(c.i64_type().into());
             if k.reduction.is_some() {
                 params.push(gptr.into());
             }
@@ -525,8 +529,12 @@ impl<'c, 'm> Gen<'c, 'm> {
                     };
                     lw.overrides.push((slot, v.into_int_value()));
                 }
+                let Some(blocks) = sv.get_nth_param(slots.len() as u32 + 1) else {
+                    return lw.malformed("missing block count parameter");
+                };
+                lw.nctaid_override = Some(blocks.into_int_value());
                 if k.reduction.is_some() {
-                    let Some(addr) = sv.get_nth_param(slots.len() as u32 + 1) else {
+                    let Some(addr) = sv.get_nth_param(slots.len() as u32 + 2) else {
                         return lw.malformed("missing reduction address parameter");
                     };
                     lw.reduction_addr = Some(addr.into_pointer_value());

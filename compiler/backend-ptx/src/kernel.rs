@@ -195,7 +195,11 @@ impl<'c> Lower<'c, '_> {
                                 let dealt = |me: &mut Self| {
                                     let dealt = me.b.build_int_mul(tid, nctaid, "")?;
                                     let i = me.b.build_int_add(dealt, ctaid, "dealt")?;
-                                    iteration(me, i)
+                                    let several = me.b.build_int_compare(IntPredicate::UGT, size, nctaid, "")?;
+                                    me.fine_gate = Some(several);
+                                    let r = iteration(me, i);
+                                    me.fine_gate = None;
+                                    r
                                 };
                                 if step {
                                     // Every block takes part: the grid level's barriers need them all.

@@ -93,6 +93,7 @@ mod interleave;
 mod kernel;
 mod lower;
 mod nested;
+mod nested_fine;
 mod nested_values;
 mod pipe;
 mod pipe_auto;

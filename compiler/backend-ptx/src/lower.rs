@@ -114,6 +114,13 @@ pub(crate) struct Lower<'c, 'a> {
     /// Lowering the dealt round of a step of an outlined pipe or loop: `block` loops without combined locals
     /// share their longest ranges with the whole grid ([`crate::grid`]).
     pub grid_share: bool,
+    /// Lowering a step of an outlined pipe: the blocks taking part in its launch (a parameter: the grid's, or 1
+    /// in a round block 0 runs alone), which `%nctaid` reads answer instead.
+    pub nctaid_override: Option<IntValue<'c>>,
+    /// Lowering a dealt round: whether a block may hold more than one item (a uniform `i1`); `fine` loops deal
+    /// their short ranges out only then (with one item a block there is nothing to balance, and the level's
+    /// barriers cost JP-LDF's thousands of small rounds on kron22 5%).
+    pub fine_gate: Option<IntValue<'c>>,
 }
 
 impl<'c, 'a> Lower<'c, 'a> {

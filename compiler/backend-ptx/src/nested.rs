@@ -57,6 +57,8 @@ pub(crate) struct NestedLoop<'a> {
     pub unroll: u32,
     /// Iterations a thread runs at once in the range it keeps (the `interleave` pass's decision).
     pub interleave: u32,
+    /// Whether the short ranges are dealt out over the block ([`Schedule::Fine`], `crate::nested_fine`).
+    pub fine: bool,
 }
 
 /// Whether a loop body may write memory: a store, an atomic, a push, or a call (whose callee may).
@@ -134,11 +136,12 @@ impl<'c> Lower<'c, '_> {
                     self.predicated_block(then, pt)?;
                     self.predicated_block(otherwise, po)?;
                 }
-                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, interleave, .. })
+                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, interleave, schedule })
                     if vars.len() == 1 =>
                 {
                     let unroll = self.unroll_of(*unroll);
-                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll, interleave: *interleave };
+                    let fine = *schedule == Schedule::Fine;
+                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll, interleave: *interleave, fine };
                     self.block_loop(&lp, pred)?;
                 }
                 _ => return self.malformed("a block-scheduled loop under a statement other than `if`"),
@@ -244,6 +247,12 @@ impl<'c> Lower<'c, '_> {
         let any = self.block_any(long)?;
         let any = self.b.build_int_compare(IntPredicate::NE, any, i32t.const_zero(), "")?;
         self.if_then(any, |me| me.block_help(lp, s_own, n_own))?;
+        if lp.fine {
+            match self.fine_gate {
+                Some(gate) => self.if_then(gate, |me| me.fine_level(lp, s_own, n_own))?,
+                None => self.fine_level(lp, s_own, n_own)?,
+            }
+        }
         // What is left (fewer than 32 iterations, or nothing) runs in this thread.
         let s = self.b.build_load(i64t, s_own, "")?.into_int_value();
         let n = self.b.build_load(i64t, n_own, "")?.into_int_value();

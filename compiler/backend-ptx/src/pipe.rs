@@ -112,6 +112,20 @@ struct Frame<'c, 's> {
     /// Thread 0's estimates of each `hybrid` (used by `above auto` ones), and where their copies live.
     auto: Vec<AutoRegs<'c>>,
     auto_at: AutoLayout,
+    /// Whether this block runs the rounds alone (block 0 only), when the pipe may ([`Solo`]).
+    solo: Option<PointerValue<'c>>,
+}
+
+/// A pipe whose small rounds block 0 may run alone ([`PipeState::SOLO_ITEMS`]): the flag, and the registers it
+/// hands back to the grid through the spill words when it stops.
+struct Solo<'c> {
+    flag: PointerValue<'c>,
+    /// The most items of a round run alone (from the state area).
+    max: IntValue<'c>,
+    /// The first spill word (the flag that the loop ended; the registers follow).
+    base: usize,
+    /// The registers spilled, and whether each is a `bool`.
+    regs: Vec<(PointerValue<'c>, bool)>,
 }
 
 /// One launch of a step as the pipe makes it (every pass of a retrying launch is the same launch).
@@ -269,6 +283,25 @@ impl<'c> Lower<'c, '_> {
             self.pipe_count = Some(PipeCount { w: wl.w, current: wl.count, cap: wl.cap });
         }
 
+        // Small rounds run by block 0 alone: a pipe over a worklist without `above auto` switches (whose thread-0
+        // estimates the other blocks would need to follow).
+        let solo = match &wl {
+            Some(wl) if !autos.iter().any(|&a| a) => {
+                let flag = self.alloca(self.c.bool_type().into(), "solo")?;
+                self.b.build_store(flag, self.c.bool_type().const_zero())?;
+                let at = word(self, PipeState::SOLO_ITEMS)?;
+                let max = self.b.build_load(i64t, at, "solo_items")?.into_int_value();
+                let base = PipeState::spill(locals, auto_at.reductions, pipe.hybrids());
+                let mut regs = vec![(rounds, false), (launches, false), (red_rot, false), (wl.flipped, true)];
+                regs.extend(wl.rot.iter().map(|&r| (r, false)));
+                if let Some(rt) = &wl.retry {
+                    regs.extend([(rt.which, true), (rt.count_at, false)]);
+                }
+                debug_assert!(regs.len() < PipeState::SPILL_WORDS);
+                Some(Solo { flag, max, base, regs })
+            }
+            _ => None,
+        };
         let (head, go, exit) = (self.block("pipe.head"), self.block("pipe.round"), self.block("pipe.exit"));
         self.b.build_unconditional_branch(head)?;
         self.b.position_at_end(head);
@@ -293,7 +326,15 @@ impl<'c> Lower<'c, '_> {
             stop = self.b.build_or(stop, over, "stop")?;
         }
         self.b.build_store(status, why)?;
-        self.b.build_conditional_branch(stop, exit, go)?;
+        match (&solo, &wl) {
+            (Some(sl), Some(wl)) => {
+                let count = self.b.build_load(i64t, wl.count, "")?.into_int_value();
+                self.solo_head(sl, (state, first), stop, count, [head, go, exit])?;
+            }
+            _ => {
+                self.b.build_conditional_branch(stop, exit, go)?;
+            }
+        }
 
         self.b.position_at_end(go);
         let next = self.b.build_int_add(r, i64t.const_int(1, false), "")?;
@@ -332,6 +373,7 @@ impl<'c> Lower<'c, '_> {
             started: rounds,
             auto: auto.clone(),
             auto_at,
+            solo: solo.as_ref().map(|sl| sl.flag),
         };
         self.pipe_block(&pipe.body, &mut frame)?;
         if let Some(cond) = pipe.break_if {
@@ -346,9 +388,14 @@ impl<'c> Lower<'c, '_> {
         }
         self.b.build_unconditional_branch(head)?;
 
-        // Thread 0 reports: rounds, launches, status and the final host locals.
+        // Block 0 leaving the loop while it runs alone lets the waiting blocks go, telling them the loop ended.
+        // Then thread 0 reports: rounds, launches, status and the final host locals.
         self.b.position_at_end(exit);
         self.pipe_count = None;
+        if let Some(sl) = &solo {
+            let alone = self.b.build_load(self.c.bool_type(), sl.flag, "")?.into_int_value();
+            self.if_then(alone, |me| me.solo_leave(sl, (state, first), true))?;
+        }
         self.if_else(
             first,
             |me| {
@@ -529,9 +576,9 @@ impl<'c> Lower<'c, '_> {
             None => None,
         };
         let pass = Pass { step, kernel, args, pushes, retries, red };
-        self.launch_step(&pass, f.wl, None, (f.state, f.first))?;
+        self.launch_step(&pass, f.wl, None, (f.state, f.first, f.solo))?;
         self.count_launch(f)?;
-        self.grid_barrier(f.state)?;
+        self.round_barrier(f)?;
         if let (true, Some(wl)) = (retries, f.wl) {
             self.retry_passes(&pass, wl, f)?;
         }
@@ -709,9 +756,9 @@ impl<'c> Lower<'c, '_> {
         // The retried items are in the buffer the last pass retried into: the one before `which`.
         let which = self.b.build_load(boolt, rt.which, "")?.into_int_value();
         let items = self.b.build_select(which, rt.bufs[0], rt.bufs[1], "retried_items")?.into_int_value();
-        self.launch_step(pass, Some(wl), Some((items, count)), (f.state, f.first))?;
+        self.launch_step(pass, Some(wl), Some((items, count)), (f.state, f.first, f.solo))?;
         self.count_launch(f)?;
-        self.grid_barrier(f.state)?;
+        self.round_barrier(f)?;
         self.b.build_unconditional_branch(head)?;
         self.b.position_at_end(done);
         Ok(())
@@ -735,7 +782,7 @@ impl<'c> Lower<'c, '_> {
         pass: &Pass<'c, '_>,
         wl: Option<&WorklistRegs<'c>>,
         input: Option<(IntValue<'c>, IntValue<'c>)>,
-        (state, first): (PointerValue<'c>, IntValue<'c>),
+        (state, first, solo): (PointerValue<'c>, IntValue<'c>, Option<PointerValue<'c>>),
     ) -> Result<(), PtxError> {
         let &Pass { step, kernel, args, pushes, retries, red } = pass;
         let i64t = self.c.i64_type();
@@ -793,6 +840,15 @@ impl<'c> Lower<'c, '_> {
             let v = self.expr(a)?;
             call_args.push(self.value_to_bits(s, v)?.into());
         }
+        let nctaid = self.sreg("nctaid")?;
+        let blocks = match solo {
+            Some(flag) => {
+                let alone = self.b.build_load(self.c.bool_type(), flag, "")?.into_int_value();
+                self.b.build_select(alone, i64t.const_int(1, false), nctaid, "blocks")?.into_int_value()
+            }
+            None => nctaid,
+        };
+        call_args.push(blocks.into());
         if let Some(addr) = red {
             call_args.push(addr.into());
         }
@@ -811,6 +867,123 @@ impl<'c> Lower<'c, '_> {
             },
             |_| Ok(()),
         )
+    }
+
+    /// The barrier after a launch of the round: the grid's, or the block's in a round block 0 runs alone.
+    fn round_barrier(&mut self, f: &Frame<'c, '_>) -> Result<(), PtxError> {
+        let Some(flag) = f.solo else {
+            return self.grid_barrier(f.state);
+        };
+        let alone = self.b.build_load(self.c.bool_type(), flag, "")?.into_int_value();
+        let state = f.state;
+        self.if_else(alone, |me| me.barrier(), |me| me.grid_barrier(state))
+    }
+
+    /// The end of the round head of a pipe whose small rounds block 0 may run alone (`stop` and `count` as the
+    /// head computed them; `[head, go, exit]` its blocks). Every block agrees on `count`:
+    /// - block 0 running alone goes on while rounds stay small; otherwise it spills its registers and meets the
+    ///   others at a grid barrier, and everyone reads the head again;
+    /// - at a small round the grid runs, block 0 starts running alone and every other block waits at a grid
+    ///   barrier, then reloads block 0's registers and reads the head again (or ends, if the loop ended).
+    fn solo_head(
+        &mut self,
+        sl: &Solo<'c>,
+        (state, first): (PointerValue<'c>, IntValue<'c>),
+        stop: IntValue<'c>,
+        count: IntValue<'c>,
+        [head, go, exit]: [BasicBlock<'c>; 3],
+    ) -> Result<(), PtxError> {
+        let boolt = self.c.bool_type();
+        let fits = self.b.build_int_compare(IntPredicate::ULE, count, sl.max, "")?;
+        let small = self.b.build_and(fits, self.b.build_not(stop, "")?, "small")?;
+        let alone = self.b.build_load(boolt, sl.flag, "")?.into_int_value();
+        let names = ["solo.on", "solo.rejoin", "solo.grid", "solo.small", "solo.enter", "solo.start", "solo.wait"];
+        let [on, rejoin, grid, check, enter, start, wait] = names.map(|n| self.block(n));
+        self.b.build_conditional_branch(alone, on, grid)?;
+        self.b.position_at_end(on);
+        self.b.build_conditional_branch(small, go, rejoin)?;
+        self.b.position_at_end(rejoin);
+        self.solo_leave(sl, (state, first), false)?;
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(grid);
+        self.b.build_conditional_branch(stop, exit, check)?;
+        self.b.position_at_end(check);
+        self.b.build_conditional_branch(small, enter, go)?;
+        self.b.position_at_end(enter);
+        let ctaid = self.sreg("ctaid")?;
+        let block0 = self.b.build_int_compare(IntPredicate::EQ, ctaid, self.c.i64_type().const_zero(), "")?;
+        self.b.build_conditional_branch(block0, start, wait)?;
+        self.b.position_at_end(start);
+        self.b.build_store(sl.flag, boolt.const_all_ones())?;
+        self.b.build_unconditional_branch(go)?;
+        self.b.position_at_end(wait);
+        self.grid_barrier(state)?;
+        let ended = self.solo_reload(sl, state)?;
+        self.b.build_conditional_branch(ended, exit, head)?;
+        Ok(())
+    }
+
+    /// Block 0 stops running alone: thread 0 writes its registers and host locals (and whether the loop `ended`)
+    /// to the spill words, and block 0 arrives at the grid barrier the other blocks wait at.
+    fn solo_leave(
+        &mut self,
+        sl: &Solo<'c>,
+        (state, first): (PointerValue<'c>, IntValue<'c>),
+        ended: bool,
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        self.if_then(first, |me| {
+            let at = me.fixed_word(state, sl.base)?;
+            me.b.build_store(at, i64t.const_int(u64::from(ended), false))?;
+            for (i, &(reg, is_bool)) in sl.regs.iter().enumerate() {
+                let v = if is_bool {
+                    let b = me.b.build_load(me.c.bool_type(), reg, "")?.into_int_value();
+                    me.b.build_int_z_extend(b, i64t, "")?
+                } else {
+                    me.b.build_load(i64t, reg, "")?.into_int_value()
+                };
+                let at = me.fixed_word(state, sl.base + 1 + i)?;
+                me.b.build_store(at, v)?;
+            }
+            for (h, local) in me.body.locals.iter() {
+                if let LocalType::Scalar(s) = local.ty {
+                    let v = me.read_local(h)?;
+                    let bits = me.value_to_bits(s, v)?;
+                    let at = me.fixed_word(state, PipeState::LOCALS + h.index())?;
+                    me.b.build_store(at, bits)?;
+                }
+            }
+            Ok(())
+        })?;
+        self.b.build_store(sl.flag, self.c.bool_type().const_zero())?;
+        self.grid_barrier(state)
+    }
+
+    /// A waiting block, let go by block 0: its registers and host locals from the spill words; whether the loop
+    /// ended.
+    fn solo_reload(&mut self, sl: &Solo<'c>, state: PointerValue<'c>) -> Result<IntValue<'c>, PtxError> {
+        let i64t = self.c.i64_type();
+        for (i, &(reg, is_bool)) in sl.regs.iter().enumerate() {
+            let at = self.fixed_word(state, sl.base + 1 + i)?;
+            let v = self.volatile_load(at, "")?;
+            if is_bool {
+                let b = self.b.build_int_truncate(v, self.c.bool_type(), "")?;
+                self.b.build_store(reg, b)?;
+            } else {
+                self.b.build_store(reg, v)?;
+            }
+        }
+        for (h, local) in self.body.locals.iter() {
+            if let LocalType::Scalar(s) = local.ty {
+                let at = self.fixed_word(state, PipeState::LOCALS + h.index())?;
+                let bits = self.volatile_load(at, "")?;
+                let v = self.bits_to_value(s, bits)?;
+                self.write_local(h, v)?;
+            }
+        }
+        let at = self.fixed_word(state, sl.base)?;
+        let ended = self.volatile_load(at, "solo_ended")?;
+        Ok(self.b.build_int_compare(IntPredicate::NE, ended, i64t.const_zero(), "")?)
     }
 
     /// A barrier across the whole grid (every block resident: a cooperative launch). See the module docs.

@@ -121,8 +121,15 @@ impl<'c> Lower<'c, '_> {
                 if vars.len() == 1 && space.is_range() =>
             {
                 let unroll = self.unroll_of(*unroll);
-                let lp =
-                    crate::nested::NestedLoop { var: vars[0], space, body, combine, unroll, interleave: *interleave };
+                let lp = crate::nested::NestedLoop {
+                    var: vars[0],
+                    space,
+                    body,
+                    combine,
+                    unroll,
+                    interleave: *interleave,
+                    fine: false,
+                };
                 let skewed = self.skewed()?;
                 let serial = |me: &mut Self| me.serial_forall(vars, space, body, combine, *interleave);
                 self.if_else(skewed, |me| me.warp_loop(&lp), serial)?;

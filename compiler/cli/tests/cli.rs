@@ -264,7 +264,7 @@ fn ir_opt_shows_the_nested_loop_and_outlining_decisions_and_explain_gives_the_re
     let o = irgc(&["compile", "programs/bfs/bfs_worklist.irg", "--emit", "ir-opt", "--explain"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let ir = stdout(&o);
-    assert!(ir.contains("forall e: edge in G.first_edge(v)..G.end_edge(v) schedule block interleave 4 {"), "{ir}");
+    assert!(ir.contains("forall e: edge in G.first_edge(v)..G.end_edge(v) schedule fine interleave 4 {"), "{ir}");
     assert!(ir.contains("outlined #0 pipe frontier {"), "{ir}");
     let why = stderr(&o);
     assert!(

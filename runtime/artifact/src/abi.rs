@@ -53,7 +53,11 @@ impl PipeState {
     /// The grid barrier's word: arrivals in the low bits, the top bit flipped by each barrier's last arrival;
     /// the runtime writes 0.
     pub const BARRIER_COUNT: usize = 0;
-    // Word 1 is unused (it was the grid barrier's generation word); the words below keep their places.
+    /// In: a round of at most this many items runs on block 0 alone, the other blocks waiting at one grid
+    /// barrier until the rounds grow again or the loop ends (0: never). Such a round's barriers are block
+    /// barriers, not grid barriers; block 0 writes its registers to the [`PipeState::spill`] words before it lets
+    /// the others go. (Word 1 was the grid barrier's generation word once.)
+    pub const SOLO_ITEMS: usize = 1;
     /// In: the most rounds the kernel may run.
     pub const MAX_ROUNDS: usize = 2;
     /// Out: the rounds it ran.
@@ -103,8 +107,18 @@ impl PipeState {
     /// Words of the state area of a plan with `locals` host locals and pipes of at most `reductions` reducing
     /// launches and `autos` `hybrid ... above auto` statements per round.
     pub fn words(locals: usize, reductions: usize, autos: usize) -> usize {
+        Self::spill(locals, reductions, autos) + Self::SPILL_WORDS
+    }
+
+    /// The first of the [`PipeState::SPILL_WORDS`] words where block 0 leaves its registers (rounds, launches,
+    /// the worklist's and retries' rotation) when it hands a loop run alone back to the grid (see
+    /// [`PipeState::SOLO_ITEMS`]); the host locals go to their own words. Zero from the host.
+    pub fn spill(locals: usize, reductions: usize, autos: usize) -> usize {
         Self::LOCALS + locals + 3 * reductions + 2 * AutoHybrid::WORDS * autos
     }
+
+    /// Words of the spill area: a flag that the loop ended while block 0 ran alone, then its registers.
+    pub const SPILL_WORDS: usize = 12;
 
     /// The first word of copy `slot` (0 or 1) of the estimates of the pipe's `k`-th `hybrid ... above auto`
     /// ([`AutoHybrid::to_words`]). In: both copies hold the host's estimates. Round `r` (from 0) decides from copy

@@ -140,6 +140,23 @@ fn enters_pipe(count: u64, previous: u64, grid: u32, rounds_done: u64) -> bool {
 /// switch modes, within their host rounds (`scripts/gpu-outline.sh`). Timings with it are not representative.
 pub const ENTER_PIPES_AT_ONCE: &str = "IRGC_ENTER_PIPES_AT_ONCE";
 
+/// A round of an outlined pipe with at most this many items runs on one block while the rest of the grid waits
+/// (`PipeState::SOLO_ITEMS`): one item per thread, as on the whole grid, but its barriers are the block's, not a
+/// grid barrier (every block's atomic on one word, then a poll). Only on a graph that is not skewed, where an
+/// item's edges are few: on a skewed graph a small round's items are hubs, which the grid shares (`grid.rs`).
+const SOLO_ITEMS: u64 = FORALL_BLOCK as u64;
+/// Set to a number in the environment, the most items of a round run on one block instead of [`SOLO_ITEMS`]
+/// (0: never): the knob the measurements of `docs/optimizer.md` turned.
+pub const SOLO_ITEMS_VAR: &str = "IRGC_SOLO_ITEMS";
+
+/// The most items of a round block 0 runs alone, for a run whose context is `ctx`.
+fn solo_items(ctx: &[u64]) -> u64 {
+    if skewed(ctx) {
+        return 0;
+    }
+    std::env::var(SOLO_ITEMS_VAR).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(SOLO_ITEMS)
+}
+
 /// Blocks per multiprocessor for an outlined loop, whose kernels usually sweep every node each round: as many
 /// as an ordinary launch, for the memory parallelism the sweeps need.
 const LOOP_BLOCKS_PER_SM: u32 = 8;
@@ -575,6 +592,7 @@ impl Device for CudaDevice {
             }
         }
         words[PipeState::MAX_ROUNDS] = run.max_rounds;
+        words[PipeState::SOLO_ITEMS] = solo_items(ctx);
         words[PipeState::MAX_LAUNCHES] = run.max_launches;
         words[PipeState::RETRY_BUFFERS..PipeState::RETRY_BUFFERS + 2].copy_from_slice(&run.retry_buffers);
         words[PipeState::COUNTS] = run.count;

@@ -549,6 +549,9 @@ pub enum Schedule {
     /// least the block's size are run by the whole block, ranges of at least 32 by their warp, shorter ones by
     /// their thread.
     Block,
+    /// [`Schedule::Block`] with TWC's third level: the ranges left to their threads (shorter than 32) are dealt out
+    /// iteration by iteration over the whole block by a prefix sum (Merrill et al.'s scan-based gathering).
+    Fine,
 }
 
 impl Schedule {
@@ -557,7 +560,13 @@ impl Schedule {
             Schedule::Thread => "thread",
             Schedule::Warp => "warp",
             Schedule::Block => "block",
+            Schedule::Fine => "fine",
         }
+    }
+
+    /// Whether the loop runs at a point the whole block reaches, with block-wide barriers (`block` or `fine`).
+    pub fn is_block(self) -> bool {
+        matches!(self, Schedule::Block | Schedule::Fine)
     }
 }
 

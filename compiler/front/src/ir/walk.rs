@@ -60,7 +60,7 @@ impl DeviceStmt {
     /// `if`s: where the validator allows one).
     pub fn holds_block_loop(&self) -> bool {
         match &self.kind {
-            StmtKind::Op(DeviceOp::ForAll { schedule: Schedule::Block, .. }) => true,
+            StmtKind::Op(DeviceOp::ForAll { schedule, .. }) => schedule.is_block(),
             StmtKind::If { then, otherwise, .. } => then.iter().chain(otherwise).any(DeviceStmt::holds_block_loop),
             _ => false,
         }

@@ -34,9 +34,12 @@
 //! is rewritten to run every iteration and combine *whether* one would have returned ([`exits_to_or`]), where the
 //! rewritten loop then qualifies.
 //!
+//! TWC's third level: a `block` loop without combined locals whose body runs no serial loop becomes `fine`, whose
+//! short ranges (fewer than 32 iterations) are dealt out over the block iteration by iteration by a prefix sum;
+//! the others keep their short ranges in their threads (the remark says which and why).
+//!
 //! What it does not do: split a loop around a `break` (first-found) or turn an argmax into a combination; the
-//! fine-grained third level of TWC (short ranges spread edge by edge over the block by a prefix sum) is not
-//! generated: short ranges stay in their thread; nothing in `forall tile` kernels; nothing on the CPU, whose
+//! fine level for loops with combined locals; nothing in `forall tile` kernels; nothing on the CPU, whose
 //! backend runs every schedule as `thread` (its threads take chunks of the sweep, so a hub costs one chunk; see
 //! `docs/optimizer.md`). Every decision, taken or not, is a remark (`irgc compile --explain`).
 
@@ -292,12 +295,21 @@ fn serial_loop(block: &DeviceBlock, loop_fns: &[bool]) -> Option<Span> {
     None
 }
 
+/// What a remark says a loop of `schedule` is spread over.
+fn over(schedule: Schedule) -> &'static str {
+    if schedule.is_block() {
+        "block"
+    } else {
+        schedule.name()
+    }
+}
+
 /// Turns the block-scheduled loops of a sweep's body into warp-scheduled ones; returns how many.
 fn demote(block: &mut DeviceBlock) -> usize {
     let mut n = 0;
     for s in block.iter_mut() {
         match &mut s.kind {
-            StmtKind::Op(DeviceOp::ForAll { schedule, .. }) if *schedule == Schedule::Block => {
+            StmtKind::Op(DeviceOp::ForAll { schedule, .. }) if schedule.is_block() => {
                 *schedule = Schedule::Warp;
                 n += 1;
             }
@@ -345,12 +357,16 @@ impl Cx<'_> {
         match &mut block[i].kind {
             StmtKind::If { then, otherwise, .. } => self.block(then, uniform) + self.block(otherwise, uniform),
             StmtKind::Loop { body, continuing, .. } => self.block(body, false) + self.block(continuing, false),
-            StmtKind::Op(DeviceOp::ForAll { vars, schedule: s, .. }) => {
+            StmtKind::Op(DeviceOp::ForAll { vars, schedule: s, body, combine, .. }) => {
                 // Written `forall`: parallel by the program's word.
                 let var = vars.first().map(|&v| self.body.locals[v].name.clone()).unwrap_or_default();
                 if *s == Schedule::Thread {
+                    let (schedule, level) = self.fine(schedule, combine, body);
                     *s = schedule;
-                    self.remark(span, format!("the nested forall over `{var}` is spread over the {}", schedule.name()));
+                    self.remark(
+                        span,
+                        format!("the nested forall over `{var}` is spread over the {}{level}", over(schedule)),
+                    );
                     1
                 } else {
                     0
@@ -367,6 +383,7 @@ impl Cx<'_> {
                         && !combine.is_empty()
                         && serial_loop(body, self.loop_fns).is_some();
                     let schedule = if uneven { Schedule::Warp } else { schedule };
+                    let (schedule, level) = self.fine(schedule, &combine, body);
                     let name = self.body.locals[*var].name.clone();
                     let with = if combine.is_empty() {
                         String::new()
@@ -385,7 +402,7 @@ impl Cx<'_> {
                     };
                     self.remark(
                         span,
-                        format!("the loop over `{name}` is spread over the {}{with}{why}", schedule.name()),
+                        format!("the loop over `{name}` is spread over the {}{with}{why}{level}", over(schedule)),
                     );
                     let (var, start, end, body) = (*var, *start, *end, std::mem::take(body));
                     block[i].kind = StmtKind::Op(DeviceOp::ForAll {
@@ -406,6 +423,24 @@ impl Cx<'_> {
                 }
             },
             _ => 0,
+        }
+    }
+
+    /// TWC's third level: a `block` loop without combined locals whose body runs no serial loop becomes `fine`
+    /// (its short ranges dealt out iteration by iteration over the block). Where the body runs a serial loop
+    /// (`ecl_cc`'s find walks, `afforest`'s `link`) the level was slower (rmatg22, one H200: `ecl_cc` 0.76 ->
+    /// 1.50 ms): a thread's own iterations share their walks' cache lines, spread ones do not. Combined locals
+    /// would need a combine per iteration into the owner's slot. Returns the schedule and the remark's words.
+    fn fine(&self, schedule: Schedule, combine: &[Combined], body: &DeviceBlock) -> (Schedule, &'static str) {
+        if schedule != Schedule::Block {
+            return (schedule, "");
+        }
+        if !combine.is_empty() {
+            (schedule, " (short ranges stay in their threads: combined locals)")
+        } else if serial_loop(body, self.loop_fns).is_some() {
+            (schedule, " (short ranges stay in their threads: the body runs a serial loop)")
+        } else {
+            (Schedule::Fine, ", short ranges iteration by iteration (`fine`)")
         }
     }
 
@@ -713,8 +748,13 @@ mod tests {
     fn an_edge_loop_of_a_sweep_is_spread_over_the_block() {
         let (ir, remarks) = np("kernel k(d: u32) { forall v in wl { for e in G.edges(v) { \
              if atomic_min(level[G.dst(e)], d) > d { wl.push(G.dst(e)); } } } }");
-        assert!(ir.contains("schedule block"), "{ir}");
-        assert_eq!(remarks, vec!["kernel `k`: the loop over `e` is spread over the block"]);
+        assert!(ir.contains("schedule fine"), "{ir}");
+        assert_eq!(
+            remarks,
+            vec![
+                "kernel `k`: the loop over `e` is spread over the block, short ranges iteration by iteration (`fine`)"
+            ]
+        );
     }
 
     #[test]
@@ -786,7 +826,7 @@ mod tests {
         let (ir, _) = np("kernel k(r: u32) { forall v in G.nodes { for e in G.edges(v) { level[G.dst(e)] = r + 1; } \
              for e in G.edges(v) { scratch[e] = 0; } \
              for i in 0..G.degree(v) { scratch[((G.first_edge(v) as u64) + (i as u64)) as edge] = i; } } }");
-        assert_eq!(ir.matches("schedule block").count(), 3, "{ir}");
+        assert_eq!(ir.matches("schedule fine").count(), 3, "{ir}");
     }
 
     #[test]
@@ -807,7 +847,7 @@ mod tests {
         let (ir, remarks) = np("kernel k() { forall v in G.nodes { for e in G.edges(v) { let u = G.dst(e); \
              if u > v { let p = atomic_add(level[v], 1u32); \
              scratch[((G.first_edge(v) as u64) + (p as u64)) as edge] = u as u32; } } } }");
-        assert!(ir.contains("schedule block"), "{ir}\n{remarks:?}");
+        assert!(ir.contains("schedule fine"), "{ir}\n{remarks:?}");
         // A counter that is not an atomic's slot (a plain running count) keeps the loop serial.
         let (ir, _) = np("kernel k() { forall v in G.nodes { var n: u64 = 0; for e in G.edges(v) { \
              let p = atomic_add(level[v], 0u32); scratch[((G.first_edge(v) as u64) + (p as u64)) as edge] = G.dst(e) as u32; } } }");
@@ -818,7 +858,10 @@ mod tests {
     fn a_sweep_that_keeps_a_serial_loop_uses_the_warp_schedule_for_the_others() {
         let (ir, remarks) = np("kernel k() { forall v in G.nodes { for e in G.edges(v) { level[G.dst(e)] = 1; } \
              var p = v; for e in G.edges(v) { p = G.dst(e); } level[v] = p as u32; } }");
-        assert!(ir.contains("schedule warp") && !ir.contains("schedule block"), "{ir}");
+        assert!(
+            ir.contains("schedule warp") && !ir.contains("schedule block") && !ir.contains("schedule fine"),
+            "{ir}"
+        );
         assert!(remarks.iter().any(|r| r.contains("use the warp schedule instead")), "{remarks:?}");
     }
 
@@ -843,7 +886,20 @@ mod tests {
     fn a_written_nested_forall_is_scheduled_and_tiles_are_left_alone() {
         let (ir, _) = np("kernel k() { forall v in G.nodes { forall e in G.edges(v) { atomic_min(level[G.dst(e)], 1); } } }\n\
              kernel t() { forall tile b in 0..4u32 threads i in 0..32 { for j in 0..8 { level[(b * 32 + i) as node] = j; } } }");
-        assert!(ir.contains("forall e: edge in out_edges(v) schedule block"), "{ir}");
+        assert!(ir.contains("forall e: edge in out_edges(v) schedule fine"), "{ir}");
         assert_eq!(ir.matches("schedule").count(), 1, "{ir}");
+    }
+
+    #[test]
+    fn short_ranges_stay_in_their_threads_where_the_body_runs_a_serial_loop_or_combines() {
+        let (ir, remarks) = np("kernel k() { forall v in G.nodes { forall e in G.edges(v) { var u = G.dst(e) as u32; \
+             while u > (v as u32) { u = u / 2; } atomic_min(level[u as node], 1); } } }");
+        assert!(ir.contains("schedule block") && !ir.contains("schedule fine"), "{ir}");
+        assert!(remarks.iter().any(|r| r.contains("short ranges stay in their threads: the body runs a serial loop")));
+        let (ir, remarks) =
+            np("kernel k() { forall v in G.nodes { var d: u64 = 0; for e in G.edges(v) { d += 1u64; } \
+             x[v] = d; } }");
+        assert!(ir.contains("schedule block combine(d: sum)"), "{ir}");
+        assert!(remarks.iter().any(|r| r.contains("short ranges stay in their threads: combined locals")));
     }
 }

@@ -133,7 +133,7 @@ impl Validator<'_> {
                 if !nested && (*schedule != Schedule::Thread || !combine.is_empty()) {
                     self.err(span, "a kernel's sweep with a nested loop's schedule or combined locals");
                 }
-                if *schedule == Schedule::Block && (!scope.uniform || !matches!(at, Where::Kernel(_))) {
+                if schedule.is_block() && (!scope.uniform || !matches!(at, Where::Kernel(_))) {
                     self.err(span, "a block-scheduled loop at a point not every thread of the block reaches");
                 }
                 // Unrolling applies to the strides that several threads share, so only to a scheduled loop.
