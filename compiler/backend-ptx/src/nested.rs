@@ -41,9 +41,9 @@ use std::collections::BTreeSet;
 
 /// The block size the shared arrays of a `block` loop are laid out for: every `forall` kernel and outlined pipe
 /// runs with at most this many threads (their `.maxntid`).
-const BLOCK: u32 = crate::FORALL_MAX_THREADS;
+pub(crate) const BLOCK: u32 = crate::FORALL_MAX_THREADS;
 /// A warp.
-const WARP: u64 = 32;
+pub(crate) const WARP: u64 = 32;
 /// "No owner" in the block level's owner words.
 const NONE: u64 = u32::MAX as u64;
 

@@ -15,19 +15,15 @@
 //! its owner's slot); those keep their short ranges in their threads.
 
 use crate::lower::Lower;
-use crate::nested::NestedLoop;
+use crate::nested::{NestedLoop, BLOCK, WARP};
 use crate::PtxError;
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::IntPredicate;
 use irgc_front::ir::Scalar;
 
-/// A warp.
-const WARP: u64 = 32;
 /// Ranges this long or longer stay with their threads (the warp level leaves some when its threshold is above 32,
 /// and such lanes are balanced among themselves); it also bounds the prefix sums to 32 bits.
 const FINE_MAX: u64 = WARP;
-/// The block size the shared arrays are laid out for (every entry's `.maxntid`).
-const BLOCK: u32 = crate::FORALL_MAX_THREADS;
 
 impl<'c> Lower<'c, '_> {
     /// Steps 1–2 of the module docs for loop `lp`, whose range in this thread is `*s_own`, `*n_own` (emptied when

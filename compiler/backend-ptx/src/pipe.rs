@@ -20,6 +20,14 @@
 //! also kept a generation word that the last arrival reset and bumped) made the round-bound pipes 3–7% faster on
 //! an H200: road FLA `bfs_worklist` 13.0 → 12.4 ms, `sssp_nearfar` 34.0 → 31.5, grid2k 31.9 → 30.7 and 62.8 → 59.1.
 //!
+//! A round of at most `PipeState::SOLO_ITEMS` items (the runtime's limit; 0 on a skewed graph) is run by block 0
+//! alone, its barriers `bar.sync`: the other blocks wait at one grid barrier meanwhile. When a round is larger
+//! again, or the loop ends, thread 0 writes block 0's registers (rounds, launches, the worklist's and retries'
+//! rotation, the reduction rotation, the host locals) to the state's spill words and block 0 arrives at that
+//! barrier; the others reload them and read the round's head again ([`Lower::solo_head`]). Steps take the number
+//! of blocks taking part as a parameter (read where `%nctaid` would be), so a step in such a round strides over
+//! the one block. Not in pipes with `above auto` switches (thread 0's estimates would have to follow).
+//!
 //! The loop's exit is decided by every thread from values that cannot change while it decides: the round count
 //! (a register) and the current push count, which nobody pushes into during the round (pushes go to the next
 //! of the three rotating counts). A count above the capacity means a push overflowed, and ends the loop too.
