@@ -890,6 +890,23 @@ mod tests {
         assert_eq!(ir.matches("schedule").count(), 1, "{ir}");
     }
 
+    /// The validator checks the recorded decision: `fine` never carries combined locals.
+    #[test]
+    fn the_validator_rejects_a_fine_loop_with_combined_locals() {
+        let src = format!(
+            "{HEAD}kernel k() {{ forall v in G.nodes {{ var d: u64 = 0; \
+             for e in G.edges(v) {{ d += 1u64; }} x[v] = d; }} }}\nplan {{ k(); }}"
+        );
+        let mut m = irgc_front::compile_source("t.irg", &src).module.expect("compiles");
+        crate::run(&mut m, &Options { validate: true, ..Options::default() }).expect("valid");
+        match super::super::test_support::forall_of(&mut m, 0, true) {
+            irgc_front::ir::DeviceOp::ForAll { schedule, .. } => *schedule = irgc_front::ir::Schedule::Fine,
+            _ => unreachable!("forall_of returns a ForAll"),
+        }
+        let errors = super::super::test_support::validation_errors(&m);
+        assert!(errors.contains("a `fine` loop with combined locals"), "{errors}");
+    }
+
     #[test]
     fn short_ranges_stay_in_their_threads_where_the_body_runs_a_serial_loop_or_combines() {
         let (ir, remarks) = np("kernel k() { forall v in G.nodes { forall e in G.edges(v) { var u = G.dst(e) as u32; \

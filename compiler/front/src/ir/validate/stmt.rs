@@ -136,6 +136,10 @@ impl Validator<'_> {
                 if schedule.is_block() && (!scope.uniform || !matches!(at, Where::Kernel(_))) {
                     self.err(span, "a block-scheduled loop at a point not every thread of the block reaches");
                 }
+                // The fine level deals iterations out to other threads with no way back for partial results.
+                if *schedule == Schedule::Fine && !combine.is_empty() {
+                    self.err(span, "a `fine` loop with combined locals (its short ranges would lose their partials)");
+                }
                 // Unrolling applies to the strides that several threads share, so only to a scheduled loop.
                 if !matches!(unroll, 1 | 2 | 4 | 8) {
                     self.err(span, format!("unroll {unroll}: a loop is unrolled by 1, 2, 4 or 8"));
