@@ -88,6 +88,7 @@ mod codegen;
 mod convert;
 mod expr;
 mod grid;
+mod grid_barrier;
 mod helpers;
 mod interleave;
 mod kernel;
@@ -98,6 +99,7 @@ mod nested_values;
 mod pipe;
 mod pipe_auto;
 mod pipe_records;
+mod pipe_solo;
 mod stmt;
 mod types;
 

@@ -12,21 +12,10 @@
 //! parameters ([`Lower::overrides`]) instead of the context table, which stays unchanged during the launch as
 //! the kernel ABI requires. A grid barrier follows every step.
 //!
-//! The grid barrier needs every block resident at once: the runtime launches the entry cooperatively. It is the
-//! one CUDA's cooperative groups use: `bar.sync`; thread 0 of each block fences (`membar.gl`) and arrives with one
-//! atomic add on a single word, chosen so that the last arrival flips the word's top bit, spins until it sees the
-//! flip, and fences again; `bar.sync`. The fences make every write before the barrier visible to every read after
-//! it, at GPU scope (they also drop stale L1 lines). One atomic and one polled word a block (an earlier version
-//! also kept a generation word that the last arrival reset and bumped) made the round-bound pipes 3–7% faster on
-//! an H200: road FLA `bfs_worklist` 13.0 → 12.4 ms, `sssp_nearfar` 34.0 → 31.5, grid2k 31.9 → 30.7 and 62.8 → 59.1.
+//! The grid barrier (`crate::grid_barrier`) needs every block resident at once: the runtime launches the entry
+//! cooperatively.
 //!
-//! A round of at most `PipeState::SOLO_ITEMS` items (the runtime's limit; 0 on a skewed graph) is run by block 0
-//! alone, its barriers `bar.sync`: the other blocks wait at one grid barrier meanwhile. When a round is larger
-//! again, or the loop ends, thread 0 writes block 0's registers (rounds, launches, the worklist's and retries'
-//! rotation, the reduction rotation, the host locals) to the state's spill words and block 0 arrives at that
-//! barrier; the others reload them and read the round's head again ([`Lower::solo_head`]). Steps take the number
-//! of blocks taking part as a parameter (read where `%nctaid` would be), so a step in such a round strides over
-//! the one block. Not in pipes with `above auto` switches (thread 0's estimates would have to follow).
+//! A small round runs on block 0 alone while the other blocks wait (`crate::pipe_solo`).
 //!
 //! The loop's exit is decided by every thread from values that cannot change while it decides: the round count
 //! (a register) and the current push count, which nobody pushes into during the round (pushes go to the next
@@ -38,7 +27,7 @@ use crate::pipe_records::Records;
 use crate::PtxError;
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{BasicValue, FunctionValue, IntValue, PointerValue};
-use inkwell::{AddressSpace, AtomicOrdering, AtomicRMWBinOp, FloatPredicate, IntPredicate};
+use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 use irgc_artifact::{Layout, PipeState, WorklistSlot};
 use irgc_front::ir::OutlinedLoop as OutlinedPipe;
 use irgc_front::ir::{Handle, Kernel, LocalType, Module, PlanBlock, PlanOp, Scalar, StmtKind};
@@ -120,20 +109,8 @@ struct Frame<'c, 's> {
     /// Thread 0's estimates of each `hybrid` (used by `above auto` ones), and where their copies live.
     auto: Vec<AutoRegs<'c>>,
     auto_at: AutoLayout,
-    /// Whether this block runs the rounds alone (block 0 only), when the pipe may ([`Solo`]).
+    /// Whether this block runs the rounds alone (block 0 only), when the pipe may (`crate::pipe_solo`).
     solo: Option<PointerValue<'c>>,
-}
-
-/// A pipe whose small rounds block 0 may run alone ([`PipeState::SOLO_ITEMS`]): the flag, and the registers it
-/// hands back to the grid through the spill words when it stops.
-struct Solo<'c> {
-    flag: PointerValue<'c>,
-    /// The most items of a round run alone (from the state area).
-    max: IntValue<'c>,
-    /// The first spill word (the flag that the loop ended; the registers follow).
-    base: usize,
-    /// The registers spilled, and whether each is a `bool`.
-    regs: Vec<(PointerValue<'c>, bool)>,
 }
 
 /// One launch of a step as the pipe makes it (every pass of a retrying launch is the same launch).
@@ -295,18 +272,13 @@ impl<'c> Lower<'c, '_> {
         // estimates the other blocks would need to follow).
         let solo = match &wl {
             Some(wl) if !autos.iter().any(|&a| a) => {
-                let flag = self.alloca(self.c.bool_type().into(), "solo")?;
-                self.b.build_store(flag, self.c.bool_type().const_zero())?;
-                let at = word(self, PipeState::SOLO_ITEMS)?;
-                let max = self.b.build_load(i64t, at, "solo_items")?.into_int_value();
                 let base = PipeState::spill(locals, auto_at.reductions, pipe.hybrids());
                 let mut regs = vec![(rounds, false), (launches, false), (red_rot, false), (wl.flipped, true)];
                 regs.extend(wl.rot.iter().map(|&r| (r, false)));
                 if let Some(rt) = &wl.retry {
                     regs.extend([(rt.which, true), (rt.count_at, false)]);
                 }
-                debug_assert!(regs.len() < PipeState::SPILL_WORDS);
-                Some(Solo { flag, max, base, regs })
+                Some(self.solo_start(state, base, regs)?)
             }
             _ => None,
         };
@@ -586,7 +558,7 @@ impl<'c> Lower<'c, '_> {
         let pass = Pass { step, kernel, args, pushes, retries, red };
         self.launch_step(&pass, f.wl, None, (f.state, f.first, f.solo))?;
         self.count_launch(f)?;
-        self.round_barrier(f)?;
+        self.round_barrier(f.state, f.solo)?;
         if let (true, Some(wl)) = (retries, f.wl) {
             self.retry_passes(&pass, wl, f)?;
         }
@@ -699,7 +671,7 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// The address of the fixed word `i` of the state area (a `PipeState` constant).
-    fn fixed_word(&mut self, state: PointerValue<'c>, i: usize) -> Result<PointerValue<'c>, PtxError> {
+    pub(crate) fn fixed_word(&mut self, state: PointerValue<'c>, i: usize) -> Result<PointerValue<'c>, PtxError> {
         let i = self.c.i64_type().const_int(i as u64, false);
         self.state_word(state, i)
     }
@@ -766,7 +738,7 @@ impl<'c> Lower<'c, '_> {
         let items = self.b.build_select(which, rt.bufs[0], rt.bufs[1], "retried_items")?.into_int_value();
         self.launch_step(pass, Some(wl), Some((items, count)), (f.state, f.first, f.solo))?;
         self.count_launch(f)?;
-        self.round_barrier(f)?;
+        self.round_barrier(f.state, f.solo)?;
         self.b.build_unconditional_branch(head)?;
         self.b.position_at_end(done);
         Ok(())
@@ -848,15 +820,7 @@ impl<'c> Lower<'c, '_> {
             let v = self.expr(a)?;
             call_args.push(self.value_to_bits(s, v)?.into());
         }
-        let nctaid = self.sreg("nctaid")?;
-        let blocks = match solo {
-            Some(flag) => {
-                let alone = self.b.build_load(self.c.bool_type(), flag, "")?.into_int_value();
-                self.b.build_select(alone, i64t.const_int(1, false), nctaid, "blocks")?.into_int_value()
-            }
-            None => nctaid,
-        };
-        call_args.push(blocks.into());
+        call_args.push(self.step_blocks(solo)?.into());
         if let Some(addr) = red {
             call_args.push(addr.into());
         }
@@ -875,171 +839,6 @@ impl<'c> Lower<'c, '_> {
             },
             |_| Ok(()),
         )
-    }
-
-    /// The barrier after a launch of the round: the grid's, or the block's in a round block 0 runs alone.
-    fn round_barrier(&mut self, f: &Frame<'c, '_>) -> Result<(), PtxError> {
-        let Some(flag) = f.solo else {
-            return self.grid_barrier(f.state);
-        };
-        let alone = self.b.build_load(self.c.bool_type(), flag, "")?.into_int_value();
-        let state = f.state;
-        self.if_else(alone, |me| me.barrier(), |me| me.grid_barrier(state))
-    }
-
-    /// The end of the round head of a pipe whose small rounds block 0 may run alone (`stop` and `count` as the
-    /// head computed them; `[head, go, exit]` its blocks). Every block agrees on `count`:
-    /// - block 0 running alone goes on while rounds stay small; otherwise it spills its registers and meets the
-    ///   others at a grid barrier, and everyone reads the head again;
-    /// - at a small round the grid runs, block 0 starts running alone and every other block waits at a grid
-    ///   barrier, then reloads block 0's registers and reads the head again (or ends, if the loop ended).
-    fn solo_head(
-        &mut self,
-        sl: &Solo<'c>,
-        (state, first): (PointerValue<'c>, IntValue<'c>),
-        stop: IntValue<'c>,
-        count: IntValue<'c>,
-        [head, go, exit]: [BasicBlock<'c>; 3],
-    ) -> Result<(), PtxError> {
-        let boolt = self.c.bool_type();
-        let fits = self.b.build_int_compare(IntPredicate::ULE, count, sl.max, "")?;
-        let small = self.b.build_and(fits, self.b.build_not(stop, "")?, "small")?;
-        let alone = self.b.build_load(boolt, sl.flag, "")?.into_int_value();
-        let names = ["solo.on", "solo.rejoin", "solo.grid", "solo.small", "solo.enter", "solo.start", "solo.wait"];
-        let [on, rejoin, grid, check, enter, start, wait] = names.map(|n| self.block(n));
-        self.b.build_conditional_branch(alone, on, grid)?;
-        self.b.position_at_end(on);
-        self.b.build_conditional_branch(small, go, rejoin)?;
-        self.b.position_at_end(rejoin);
-        self.solo_leave(sl, (state, first), false)?;
-        self.b.build_unconditional_branch(head)?;
-        self.b.position_at_end(grid);
-        self.b.build_conditional_branch(stop, exit, check)?;
-        self.b.position_at_end(check);
-        self.b.build_conditional_branch(small, enter, go)?;
-        self.b.position_at_end(enter);
-        let ctaid = self.sreg("ctaid")?;
-        let block0 = self.b.build_int_compare(IntPredicate::EQ, ctaid, self.c.i64_type().const_zero(), "")?;
-        self.b.build_conditional_branch(block0, start, wait)?;
-        self.b.position_at_end(start);
-        self.b.build_store(sl.flag, boolt.const_all_ones())?;
-        self.b.build_unconditional_branch(go)?;
-        self.b.position_at_end(wait);
-        self.grid_barrier(state)?;
-        let ended = self.solo_reload(sl, state)?;
-        self.b.build_conditional_branch(ended, exit, head)?;
-        Ok(())
-    }
-
-    /// Block 0 stops running alone: thread 0 writes its registers and host locals (and whether the loop `ended`)
-    /// to the spill words, and block 0 arrives at the grid barrier the other blocks wait at.
-    fn solo_leave(
-        &mut self,
-        sl: &Solo<'c>,
-        (state, first): (PointerValue<'c>, IntValue<'c>),
-        ended: bool,
-    ) -> Result<(), PtxError> {
-        let i64t = self.c.i64_type();
-        self.if_then(first, |me| {
-            let at = me.fixed_word(state, sl.base)?;
-            me.b.build_store(at, i64t.const_int(u64::from(ended), false))?;
-            for (i, &(reg, is_bool)) in sl.regs.iter().enumerate() {
-                let v = if is_bool {
-                    let b = me.b.build_load(me.c.bool_type(), reg, "")?.into_int_value();
-                    me.b.build_int_z_extend(b, i64t, "")?
-                } else {
-                    me.b.build_load(i64t, reg, "")?.into_int_value()
-                };
-                let at = me.fixed_word(state, sl.base + 1 + i)?;
-                me.b.build_store(at, v)?;
-            }
-            for (h, local) in me.body.locals.iter() {
-                if let LocalType::Scalar(s) = local.ty {
-                    let v = me.read_local(h)?;
-                    let bits = me.value_to_bits(s, v)?;
-                    let at = me.fixed_word(state, PipeState::LOCALS + h.index())?;
-                    me.b.build_store(at, bits)?;
-                }
-            }
-            Ok(())
-        })?;
-        self.b.build_store(sl.flag, self.c.bool_type().const_zero())?;
-        self.grid_barrier(state)
-    }
-
-    /// A waiting block, let go by block 0: its registers and host locals from the spill words; whether the loop
-    /// ended.
-    fn solo_reload(&mut self, sl: &Solo<'c>, state: PointerValue<'c>) -> Result<IntValue<'c>, PtxError> {
-        let i64t = self.c.i64_type();
-        for (i, &(reg, is_bool)) in sl.regs.iter().enumerate() {
-            let at = self.fixed_word(state, sl.base + 1 + i)?;
-            let v = self.volatile_load(at, "")?;
-            if is_bool {
-                let b = self.b.build_int_truncate(v, self.c.bool_type(), "")?;
-                self.b.build_store(reg, b)?;
-            } else {
-                self.b.build_store(reg, v)?;
-            }
-        }
-        for (h, local) in self.body.locals.iter() {
-            if let LocalType::Scalar(s) = local.ty {
-                let at = self.fixed_word(state, PipeState::LOCALS + h.index())?;
-                let bits = self.volatile_load(at, "")?;
-                let v = self.bits_to_value(s, bits)?;
-                self.write_local(h, v)?;
-            }
-        }
-        let at = self.fixed_word(state, sl.base)?;
-        let ended = self.volatile_load(at, "solo_ended")?;
-        Ok(self.b.build_int_compare(IntPredicate::NE, ended, i64t.const_zero(), "")?)
-    }
-
-    /// A barrier across the whole grid (every block resident: a cooperative launch). See the module docs.
-    fn grid_barrier(&mut self, state: PointerValue<'c>) -> Result<(), PtxError> {
-        let count_ptr = self.fixed_word(state, PipeState::BARRIER_COUNT)?;
-        self.grid_barrier_on(count_ptr)
-    }
-
-    /// [`Lower::grid_barrier`] counting in the word at `count_ptr` (any value to start with: arrivals only flip
-    /// its top bit, so it never needs resetting). Every thread of every block must call it.
-    pub(crate) fn grid_barrier_on(&mut self, count_ptr: PointerValue<'c>) -> Result<(), PtxError> {
-        let i64t = self.c.i64_type();
-        let fence = |me: &Self| -> Result<(), PtxError> {
-            let f = me.intrinsic("llvm.nvvm.membar.gl", None, &[]);
-            me.b.build_call(f, &[], "")?;
-            Ok(())
-        };
-        self.barrier()?;
-        let tid = self.sreg("tid")?;
-        let lead = self.b.build_int_compare(IntPredicate::EQ, tid, i64t.const_zero(), "lead")?;
-        let nblocks = self.sreg("nctaid")?;
-        let ctaid = self.sreg("ctaid")?;
-        self.if_else(
-            lead,
-            |me| {
-                // Block 0 adds 2^63 - (blocks - 1), every other block 1: once all have arrived the count has grown
-                // by exactly 2^63, so its top bit has flipped and its low bits are back where they were.
-                let top = i64t.const_int(1 << 63, false);
-                let first = me.b.build_int_compare(IntPredicate::EQ, ctaid, i64t.const_zero(), "")?;
-                let others = me.b.build_int_sub(nblocks, i64t.const_int(1, false), "")?;
-                let first_adds = me.b.build_int_sub(top, others, "")?;
-                let adds = me.b.build_select(first, first_adds, i64t.const_int(1, false), "")?.into_int_value();
-                fence(me)?;
-                let old = me.b.build_atomicrmw(AtomicRMWBinOp::Add, count_ptr, adds, AtomicOrdering::Monotonic)?;
-                let (spin, done) = (me.block("gridbar.spin"), me.block("gridbar.done"));
-                me.b.build_unconditional_branch(spin)?;
-                me.b.position_at_end(spin);
-                let now = me.volatile_load(count_ptr, "")?;
-                let changed = me.b.build_xor(now, old, "")?;
-                let flipped = me.b.build_and(changed, top, "")?;
-                let waiting = me.b.build_int_compare(IntPredicate::EQ, flipped, i64t.const_zero(), "")?;
-                me.b.build_conditional_branch(waiting, spin, done)?;
-                me.b.position_at_end(done);
-                fence(me)
-            },
-            |_| Ok(()),
-        )?;
-        self.barrier()
     }
 }
 

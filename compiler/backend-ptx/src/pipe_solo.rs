@@ -1,0 +1,180 @@
+//! Small rounds of an outlined pipe on one block. A round of at most `PipeState::SOLO_ITEMS` items (the runtime's
+//! limit; 0 on a skewed graph) is run by block 0 alone, its barriers `bar.sync`, while the other blocks wait at one
+//! grid barrier: a round's cost on a road network is mostly that barrier, every block's atomic on one word and a
+//! poll. When a round is larger again, or the loop ends, thread 0 writes block 0's registers (rounds, launches,
+//! the worklist's and retries' rotation, the reduction rotation, the host locals) to the state's spill words
+//! (`PipeState::spill`) and block 0 arrives at that barrier; the others reload them and read the round's head
+//! again ([`Lower::solo_head`]). Steps take the number of blocks taking part as a parameter (read where `%nctaid`
+//! would be), so a step in such a round strides over the one block. Not in pipes with `above auto` switches
+//! (thread 0's estimates would have to follow).
+
+use crate::lower::Lower;
+use crate::PtxError;
+use inkwell::basic_block::BasicBlock;
+use inkwell::values::{IntValue, PointerValue};
+use inkwell::IntPredicate;
+use irgc_artifact::PipeState;
+use irgc_front::ir::LocalType;
+
+/// A pipe whose small rounds block 0 may run alone ([`PipeState::SOLO_ITEMS`]): the flag, and the registers it
+/// hands back to the grid through the spill words when it stops.
+pub(crate) struct Solo<'c> {
+    pub flag: PointerValue<'c>,
+    /// The most items of a round run alone (from the state area).
+    max: IntValue<'c>,
+    /// The first spill word (the flag that the loop ended; the registers follow).
+    base: usize,
+    /// The registers spilled, and whether each is a `bool`.
+    regs: Vec<(PointerValue<'c>, bool)>,
+}
+
+impl<'c> Lower<'c, '_> {
+    /// The flag and limit of a pipe whose small rounds block 0 may run alone, its registers `regs` spilled from
+    /// state word `base` on.
+    pub(crate) fn solo_start(
+        &mut self,
+        state: PointerValue<'c>,
+        base: usize,
+        regs: Vec<(PointerValue<'c>, bool)>,
+    ) -> Result<Solo<'c>, PtxError> {
+        debug_assert!(regs.len() < PipeState::SPILL_WORDS);
+        let flag = self.alloca(self.c.bool_type().into(), "solo")?;
+        self.b.build_store(flag, self.c.bool_type().const_zero())?;
+        let at = self.fixed_word(state, PipeState::SOLO_ITEMS)?;
+        let max = self.b.build_load(self.c.i64_type(), at, "solo_items")?.into_int_value();
+        Ok(Solo { flag, max, base, regs })
+    }
+
+    /// The barrier after a launch of the round: the grid's, or the block's in a round block 0 runs alone (`solo`:
+    /// the flag, in a pipe that may).
+    pub(crate) fn round_barrier(
+        &mut self,
+        state: PointerValue<'c>,
+        solo: Option<PointerValue<'c>>,
+    ) -> Result<(), PtxError> {
+        let Some(flag) = solo else {
+            return self.grid_barrier(state);
+        };
+        let alone = self.b.build_load(self.c.bool_type(), flag, "")?.into_int_value();
+        self.if_else(alone, |me| me.barrier(), |me| me.grid_barrier(state))
+    }
+
+    /// The blocks taking part in a step's launch, its last-but-reduction parameter: 1 in a round block 0 runs
+    /// alone, else the grid's.
+    pub(crate) fn step_blocks(&mut self, solo: Option<PointerValue<'c>>) -> Result<IntValue<'c>, PtxError> {
+        let nctaid = self.sreg("nctaid")?;
+        let Some(flag) = solo else {
+            return Ok(nctaid);
+        };
+        let alone = self.b.build_load(self.c.bool_type(), flag, "")?.into_int_value();
+        let one = self.c.i64_type().const_int(1, false);
+        Ok(self.b.build_select(alone, one, nctaid, "blocks")?.into_int_value())
+    }
+
+    /// The end of the round head of a pipe whose small rounds block 0 may run alone (`stop` and `count` as the
+    /// head computed them; `[head, go, exit]` its blocks). Every block agrees on `count`:
+    /// - block 0 running alone goes on while rounds stay small; otherwise it spills its registers and meets the
+    ///   others at a grid barrier, and everyone reads the head again;
+    /// - at a small round the grid runs, block 0 starts running alone and every other block waits at a grid
+    ///   barrier, then reloads block 0's registers and reads the head again (or ends, if the loop ended).
+    pub(crate) fn solo_head(
+        &mut self,
+        sl: &Solo<'c>,
+        (state, first): (PointerValue<'c>, IntValue<'c>),
+        stop: IntValue<'c>,
+        count: IntValue<'c>,
+        [head, go, exit]: [BasicBlock<'c>; 3],
+    ) -> Result<(), PtxError> {
+        let boolt = self.c.bool_type();
+        let fits = self.b.build_int_compare(IntPredicate::ULE, count, sl.max, "")?;
+        let small = self.b.build_and(fits, self.b.build_not(stop, "")?, "small")?;
+        let alone = self.b.build_load(boolt, sl.flag, "")?.into_int_value();
+        let names = ["solo.on", "solo.rejoin", "solo.grid", "solo.small", "solo.enter", "solo.start", "solo.wait"];
+        let [on, rejoin, grid, check, enter, start, wait] = names.map(|n| self.block(n));
+        self.b.build_conditional_branch(alone, on, grid)?;
+        self.b.position_at_end(on);
+        self.b.build_conditional_branch(small, go, rejoin)?;
+        self.b.position_at_end(rejoin);
+        self.solo_leave(sl, (state, first), false)?;
+        self.b.build_unconditional_branch(head)?;
+        self.b.position_at_end(grid);
+        self.b.build_conditional_branch(stop, exit, check)?;
+        self.b.position_at_end(check);
+        self.b.build_conditional_branch(small, enter, go)?;
+        self.b.position_at_end(enter);
+        let ctaid = self.sreg("ctaid")?;
+        let block0 = self.b.build_int_compare(IntPredicate::EQ, ctaid, self.c.i64_type().const_zero(), "")?;
+        self.b.build_conditional_branch(block0, start, wait)?;
+        self.b.position_at_end(start);
+        self.b.build_store(sl.flag, boolt.const_all_ones())?;
+        self.b.build_unconditional_branch(go)?;
+        self.b.position_at_end(wait);
+        self.grid_barrier(state)?;
+        let ended = self.solo_reload(sl, state)?;
+        self.b.build_conditional_branch(ended, exit, head)?;
+        Ok(())
+    }
+
+    /// Block 0 stops running alone: thread 0 writes its registers and host locals (and whether the loop `ended`)
+    /// to the spill words, and block 0 arrives at the grid barrier the other blocks wait at.
+    pub(crate) fn solo_leave(
+        &mut self,
+        sl: &Solo<'c>,
+        (state, first): (PointerValue<'c>, IntValue<'c>),
+        ended: bool,
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        self.if_then(first, |me| {
+            let at = me.fixed_word(state, sl.base)?;
+            me.b.build_store(at, i64t.const_int(u64::from(ended), false))?;
+            for (i, &(reg, is_bool)) in sl.regs.iter().enumerate() {
+                let v = if is_bool {
+                    let b = me.b.build_load(me.c.bool_type(), reg, "")?.into_int_value();
+                    me.b.build_int_z_extend(b, i64t, "")?
+                } else {
+                    me.b.build_load(i64t, reg, "")?.into_int_value()
+                };
+                let at = me.fixed_word(state, sl.base + 1 + i)?;
+                me.b.build_store(at, v)?;
+            }
+            for (h, local) in me.body.locals.iter() {
+                if let LocalType::Scalar(s) = local.ty {
+                    let v = me.read_local(h)?;
+                    let bits = me.value_to_bits(s, v)?;
+                    let at = me.fixed_word(state, PipeState::LOCALS + h.index())?;
+                    me.b.build_store(at, bits)?;
+                }
+            }
+            Ok(())
+        })?;
+        self.b.build_store(sl.flag, self.c.bool_type().const_zero())?;
+        self.grid_barrier(state)
+    }
+
+    /// A waiting block, let go by block 0: its registers and host locals from the spill words; whether the loop
+    /// ended.
+    fn solo_reload(&mut self, sl: &Solo<'c>, state: PointerValue<'c>) -> Result<IntValue<'c>, PtxError> {
+        let i64t = self.c.i64_type();
+        for (i, &(reg, is_bool)) in sl.regs.iter().enumerate() {
+            let at = self.fixed_word(state, sl.base + 1 + i)?;
+            let v = self.volatile_load(at, "")?;
+            if is_bool {
+                let b = self.b.build_int_truncate(v, self.c.bool_type(), "")?;
+                self.b.build_store(reg, b)?;
+            } else {
+                self.b.build_store(reg, v)?;
+            }
+        }
+        for (h, local) in self.body.locals.iter() {
+            if let LocalType::Scalar(s) = local.ty {
+                let at = self.fixed_word(state, PipeState::LOCALS + h.index())?;
+                let bits = self.volatile_load(at, "")?;
+                let v = self.bits_to_value(s, bits)?;
+                self.write_local(h, v)?;
+            }
+        }
+        let at = self.fixed_word(state, sl.base)?;
+        let ended = self.volatile_load(at, "solo_ended")?;
+        Ok(self.b.build_int_compare(IntPredicate::NE, ended, i64t.const_zero(), "")?)
+    }
+}
