@@ -358,6 +358,14 @@ impl CudaDevice {
     }
 }
 
+/// Little-endian bytes straight from `elems`, zero-padded to `len` bytes (in parallel: a contracted graph's edges
+/// can be 100 M).
+fn u32_bytes(elems: &[u32], len: usize) -> Vec<u8> {
+    let mut bytes = vec![0u8; len];
+    bytes.par_chunks_mut(4).zip(elems.par_iter()).for_each(|(b, x)| b.copy_from_slice(&x.to_le_bytes()));
+    bytes
+}
+
 /// Copies `bytes` to `buf` from byte `offset`, in stream order.
 fn copy_to(stream: &Arc<CudaStream>, buf: &mut GpuBuffer, offset: usize, bytes: &[u8]) -> Result<(), RunError> {
     let mut dst = buf.slice_mut().slice_mut(offset..offset + bytes.len());
@@ -433,9 +441,8 @@ impl Device for CudaDevice {
 
     fn alloc_from_u32(&mut self, what: &str, elems: &[u32]) -> Result<GpuBuffer, RunError> {
         let start = Instant::now();
-        // Little-endian bytes straight from the u32s, padded to whole words as `pack` pads.
-        let mut bytes = vec![0u8; (elems.len() * 4).div_ceil(8).max(1) * 8];
-        bytes.par_chunks_mut(4).zip(elems.par_iter()).for_each(|(b, x)| b.copy_from_slice(&x.to_le_bytes()));
+        // Padded to whole words as `pack` pads.
+        let bytes = u32_bytes(elems, (elems.len() * 4).div_ceil(8).max(1) * 8);
         let mut buf = self.alloc(what, bytes.len())?;
         self.write_bytes(&mut buf, 0, &bytes)?;
         self.wait(format_args!("cannot copy {what} to the GPU"))?;
@@ -465,6 +472,14 @@ impl Device for CudaDevice {
         let (a, _) = Self::range(buf, elem_size, start, elems.len() as u64)?;
         // Exactly the elements' bytes: their neighbours in the same word are left alone.
         self.write_bytes(buf, a, &pack(elems, elem_size, 1))
+    }
+
+    fn write_u32(&mut self, buf: &mut GpuBuffer, start: u64, elems: &[u32]) -> Result<(), RunError> {
+        if elems.is_empty() {
+            return Ok(());
+        }
+        let (a, _) = Self::range(buf, 4, start, elems.len() as u64)?;
+        self.write_bytes(buf, a, &u32_bytes(elems, elems.len() * 4))
     }
 
     fn fill(&mut self, buf: &mut GpuBuffer, elem_size: usize, len: u64, bits: u64) -> Result<(), RunError> {

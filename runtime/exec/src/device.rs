@@ -185,6 +185,12 @@ pub trait Device {
     /// Stores `elems` at elements `start..` (each value's low `elem_size` bytes). Called between launches only.
     fn write(&mut self, buf: &mut Self::Buffer, elem_size: usize, start: u64, elems: &[u64]) -> Result<(), RunError>;
 
+    /// [`write`](Device::write) of 32-bit `elems` (a contracted graph's edges) without the caller widening a copy
+    /// first. Devices override it to skip the copy too.
+    fn write_u32(&mut self, buf: &mut Self::Buffer, start: u64, elems: &[u32]) -> Result<(), RunError> {
+        self.write(buf, 4, start, &elems.iter().map(|&x| u64::from(x)).collect::<Vec<_>>())
+    }
+
     /// Sets elements `0..len` to `bits`.
     fn fill(&mut self, buf: &mut Self::Buffer, elem_size: usize, len: u64, bits: u64) -> Result<(), RunError>;
 
@@ -310,6 +316,10 @@ macro_rules! forward_device_basics {
             elems: &[u64],
         ) -> Result<(), $crate::RunError> {
             self.$inner.write(buf, size, start, elems)
+        }
+
+        fn write_u32(&mut self, buf: &mut Self::Buffer, start: u64, elems: &[u32]) -> Result<(), $crate::RunError> {
+            self.$inner.write_u32(buf, start, elems)
         }
 
         fn fill(&mut self, buf: &mut Self::Buffer, size: usize, len: u64, bits: u64) -> Result<(), $crate::RunError> {
