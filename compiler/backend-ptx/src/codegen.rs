@@ -160,6 +160,7 @@ impl<'c> Gen<'c, '_> {
             grid_share: false,
             nctaid_override: None,
             fine_gate: None,
+            shared_pool: Default::default(),
             check_bounds: self.check_bounds,
             site_body: frame.site_body,
         };

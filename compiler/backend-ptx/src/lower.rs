@@ -121,6 +121,12 @@ pub(crate) struct Lower<'c, 'a> {
     /// their short ranges out only then (with one item a block there is nothing to balance, and the level's
     /// barriers cost JP-LDF's thousands of small rounds on kron22 5%).
     pub fine_gate: Option<IntValue<'c>>,
+    /// The block-shared arrays of this function's `block` and `fine` loops, by name, element type, length and
+    /// ordinal ([`Lower::pooled_slots`]): loops one after another reuse them, so a sweep of four block loops
+    /// (Louvain's `move_large`) takes one loop's shared memory, not four (over the 48 KB a kernel may
+    /// declare).
+    /// (A `BTreeMap` by the type's name, as every map of the code generator: no hash order near generated code.)
+    pub shared_pool: std::collections::BTreeMap<(&'static str, String, u32, usize), PointerValue<'c>>,
 }
 
 impl<'c, 'a> Lower<'c, 'a> {

@@ -289,15 +289,15 @@ impl<'c> Lower<'c, '_> {
         let saved_comb = self.save(&lp.combine.iter().map(|c| c.local).collect::<Vec<_>>())?;
         let tid = self.sreg("tid")?;
         let ntid = self.sreg("ntid")?;
-        let sh_s = self.shared_slots(Scalar::U64, BLOCK, "np.start")?;
-        let sh_n = self.shared_slots(Scalar::U64, BLOCK, "np.len")?;
-        let sh_owner = self.shared_slots(Scalar::U32, 2, "np.owner")?;
+        let sh_s = self.pooled_slots(Scalar::U64, BLOCK, "np.start", 0)?;
+        let sh_n = self.pooled_slots(Scalar::U64, BLOCK, "np.len", 0)?;
+        let sh_owner = self.pooled_slots(Scalar::U32, 2, "np.owner", 0)?;
         let sh_live: Vec<PointerValue<'c>> =
-            live.iter().map(|_| self.shared_slots(Scalar::U64, BLOCK, "np.live")).collect::<Result<_, _>>()?;
+            (0..live.len()).map(|k| self.pooled_slots(Scalar::U64, BLOCK, "np.live", k)).collect::<Result<_, _>>()?;
         let mut sh_comb = Vec::new();
-        for c in lp.combine {
+        for (k, c) in lp.combine.iter().enumerate() {
             let ty = self.scalar_of(c.local)?;
-            sh_comb.push(self.shared_slots(slot_type(ty), BLOCK, "np.comb")?);
+            sh_comb.push(self.pooled_slots(slot_type(ty), BLOCK, "np.comb", k)?);
         }
         let own_s = self.b.build_load(i64t, s_own, "")?.into_int_value();
         let own_n = self.b.build_load(i64t, n_own, "")?.into_int_value();

@@ -46,10 +46,11 @@ impl<'c> Lower<'c, '_> {
         let any = self.b.build_int_compare(IntPredicate::NE, total, k(0), "")?;
         let live = self.live_ins(lp);
         let saved = self.save(&live)?;
-        let sh_live: Vec<PointerValue<'c>> =
-            live.iter().map(|_| self.shared_slots(Scalar::U64, BLOCK, "np.fine.live")).collect::<Result<_, _>>()?;
-        let sh_iter = self.shared_slots(Scalar::U64, BLOCK, "np.fine.iter")?;
-        let sh_owner = self.shared_slots(Scalar::U32, BLOCK, "np.fine.owner")?;
+        let sh_live: Vec<PointerValue<'c>> = (0..live.len())
+            .map(|k| self.pooled_slots(Scalar::U64, BLOCK, "np.fine.live", k))
+            .collect::<Result<_, _>>()?;
+        let sh_iter = self.pooled_slots(Scalar::U64, BLOCK, "np.fine.iter", 0)?;
+        let sh_owner = self.pooled_slots(Scalar::U32, BLOCK, "np.fine.owner", 0)?;
         let start = self.b.build_load(i64t, s_own, "")?.into_int_value();
         self.if_then(any, |me| {
             for ((&l, &(_, v)), &sh) in live.iter().zip(&saved).zip(&sh_live) {
@@ -118,7 +119,7 @@ impl<'c> Lower<'c, '_> {
             let add = self.b.build_select(from_below, got, i32t.const_zero(), "")?.into_int_value();
             acc = self.b.build_int_add(acc, add, "")?;
         }
-        let sums = self.shared_slots(Scalar::U32, BLOCK / WARP as u32, "np.fine.warps")?;
+        let sums = self.pooled_slots(Scalar::U32, BLOCK / WARP as u32, "np.fine.warps", 0)?;
         let tid = self.sreg("tid")?;
         let warp = self.b.build_right_shift(tid, i64t.const_int(5, false), false, "")?;
         let last = self.b.build_int_compare(IntPredicate::EQ, lane, i32t.const_int(WARP - 1, false), "")?;

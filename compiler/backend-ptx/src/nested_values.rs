@@ -293,6 +293,27 @@ impl<'c> Lower<'c, '_> {
         Ok(self.module_array(aty, SHARED, &format!("irgc.{name}"), false))
     }
 
+    /// The `k`-th block-shared array called `name` of `len` elements of `ty` of this function, created on first use
+    /// and shared by all its `block` (or `fine`) loops. Safe because those loops run one after another, each by the
+    /// whole block, never nested: a loop's thread writes only its own slots before the barrier that publishes them,
+    /// and every read of another thread's slot (or of a window, or the owner words) comes before the barrier that
+    /// ends the loop, which every thread passes before it writes the next loop's slots.
+    pub(crate) fn pooled_slots(
+        &mut self,
+        ty: Scalar,
+        len: u32,
+        name: &'static str,
+        k: usize,
+    ) -> Result<PointerValue<'c>, PtxError> {
+        let key = (name, format!("{ty:?}"), len, k);
+        if let Some(&p) = self.shared_pool.get(&key) {
+            return Ok(p);
+        }
+        let p = self.shared_slots(ty, len, name)?;
+        self.shared_pool.insert(key, p);
+        Ok(p)
+    }
+
     /// A new internal module-level array of type `aty` in address space `space`, named `{prefix}.{i}` with the
     /// first free `i`, 8-byte aligned; zeroed if `zeroed`, else undefined until written.
     pub(crate) fn module_array(

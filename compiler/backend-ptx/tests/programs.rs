@@ -129,10 +129,11 @@ fn kernel_per_thread_ptx_has_the_same_entries() {
 #[test]
 fn compile_time_per_program() {
     // A guard against blow-ups (a body is copied per schedule level, per unrolled iteration and per flat twin, so a
-    // rule gone wrong multiplies code), not a speed measurement: the bounds are several times the largest program's
-    // time (ipgc_hybrid: ~0.9 s in a release build on a busy 2-core machine). `irgc compile --time-passes` and the
-    // printed times below are the measurement.
-    let limit = if cfg!(debug_assertions) { 8.0 } else { 3.0 };
+    // rule gone wrong multiplies code), not a speed measurement: the bounds are about three times the largest
+    // program's time (louvain_local, whose `move_large` spreads four loops over the block, two of them unrolled:
+    // ~1.4 s in a release build on an idle 2-core machine, twice that while the rest of the suite runs beside it).
+    // `irgc compile --time-passes` and the printed times below are the measurement.
+    let limit = if cfg!(debug_assertions) { 12.0 } else { 5.0 };
     for p in programs() {
         // Once to warm up (target initialisation), then the best of three.
         irgc_backend_ptx::compile(&p.module, &options("sm_90")).unwrap();
