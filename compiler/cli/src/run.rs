@@ -492,12 +492,17 @@ impl Summary<'_> {
         }
         for c in &e.stats.contractions {
             s += &format!(
-                "contract  {} nodes, {} edges -> {} nodes, {} edges in {:.3} ms\n",
+                "contract  {} nodes, {} edges -> {} nodes, {} edges in {:.3} ms (labels {:.1}, quotient {:.1}, upload \
+                 {:.1}, reset {:.1})\n",
                 c.nodes,
                 c.edges,
                 c.groups,
                 c.new_edges,
-                c.seconds * 1e3
+                c.seconds * 1e3,
+                c.phases.labels * 1e3,
+                c.phases.quotient * 1e3,
+                c.phases.upload * 1e3,
+                c.phases.reset * 1e3,
             );
         }
         s += &printed_lines(&e.stats.printed);

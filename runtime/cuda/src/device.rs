@@ -470,7 +470,11 @@ impl Device for CudaDevice {
             return Ok(());
         }
         let (a, _) = Self::range(buf, elem_size, start, elems.len() as u64)?;
-        // Exactly the elements' bytes: their neighbours in the same word are left alone.
+        // Exactly the elements' bytes: their neighbours in the same word are left alone. Eight-byte elements are
+        // copied from `elems` itself (a contracted graph's row offsets: no packed copy to allocate and fill).
+        if elem_size == 8 {
+            return self.write_bytes(buf, a, bytemuck::cast_slice(elems));
+        }
         self.write_bytes(buf, a, &pack(elems, elem_size, 1))
     }
 
@@ -479,7 +483,9 @@ impl Device for CudaDevice {
             return Ok(());
         }
         let (a, _) = Self::range(buf, 4, start, elems.len() as u64)?;
-        self.write_bytes(buf, a, &u32_bytes(elems, elems.len() * 4))
+        // Straight from `elems` (the host is little-endian, as the device is): a contracted graph's columns can be
+        // 100 M, and a packed copy of them cost more than the copy to the GPU.
+        self.write_bytes(buf, a, bytemuck::cast_slice(elems))
     }
 
     fn fill(&mut self, buf: &mut GpuBuffer, elem_size: usize, len: u64, bits: u64) -> Result<(), RunError> {

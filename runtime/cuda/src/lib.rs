@@ -21,6 +21,9 @@
 //!
 //! `unsafe` is confined to `driver.rs`, which documents why each use is sound.
 
+// Host arrays are copied to the device as their bytes (`bytemuck::cast_slice`): the device is little-endian.
+const _: () = assert!(cfg!(target_endian = "little"), "the CUDA runtime assumes a little-endian host");
+
 mod arch;
 mod device;
 #[allow(unsafe_code)] // The raw driver calls; see the module documentation.

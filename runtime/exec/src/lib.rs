@@ -45,7 +45,9 @@ pub use output::{
     absent_word, digest, format_value, write_outputs, OutputData, OutputFormat, OutputShape, OutputTarget,
 };
 pub use params::{parse_param, resolve_params, split_param};
-pub use stats::{Contraction, LaunchRecord, Mode, OutlinedRun, PipeRound, Printed, Stats, UnrollChoice};
+pub use stats::{
+    ContractPhases, Contraction, LaunchRecord, Mode, OutlinedRun, PipeRound, Printed, Stats, UnrollChoice,
+};
 pub use verify::{verify, CheckReport, Quality};
 
 /// The kernels of a compiled program, as the CPU backend provides them.

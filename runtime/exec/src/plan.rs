@@ -237,13 +237,14 @@ impl<'a, D: Device> Machine<'a, D> {
                 // of the labels would otherwise wait for them inside the timed span).
                 self.dev.finish()?;
                 let started = std::time::Instant::now();
-                crate::contract::contract(&mut *self.dev, &mut self.mem, *label, weight_ty)?;
+                let phases = crate::contract::contract(&mut *self.dev, &mut self.mem, *label, weight_ty)?;
                 let rec = Contraction {
                     nodes,
                     edges,
                     groups: self.mem.num_nodes,
                     new_edges: self.mem.num_edges,
                     seconds: started.elapsed().as_secs_f64(),
+                    phases,
                 };
                 Stats::keep(&mut self.stats.contractions, &mut self.stats.dropped, rec);
                 context::sync_memory(&mut self.ctx, &self.layout, &self.mem);

@@ -131,6 +131,22 @@ pub struct Contraction {
     pub groups: u64,
     pub new_edges: u64,
     pub seconds: f64,
+    /// Where the time went.
+    #[serde(default)]
+    pub phases: ContractPhases,
+}
+
+/// The parts of one contraction's time, in seconds: what a faster contraction has to cut.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContractPhases {
+    /// Reading the labels back and numbering the groups.
+    pub labels: f64,
+    /// Building the quotient's rows on the host.
+    pub quotient: f64,
+    /// Writing the quotient into the graph's buffers.
+    pub upload: f64,
+    /// Zeroing the node and edge arrays, emptying the worklists, mapping the input's nodes to their groups.
+    pub reset: f64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
