@@ -7,8 +7,10 @@ use crate::types;
 use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types as t, Block, InstBuilder, Value};
+use irgc_front::analysis::stops_when_saturated;
 use irgc_front::ir::{
-    Arg, DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, Handle, Local, ReduceOp, Scalar, StmtKind, UnaryOp,
+    Arg, Combined, DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, Handle, Local, LocalType, ReduceOp, Scalar,
+    StmtKind, UnaryOp,
 };
 
 impl Lower<'_, '_> {
@@ -96,13 +98,19 @@ impl Lower<'_, '_> {
                     self.write_local(*r, v);
                 }
             }
-            DeviceOp::ForAll { vars, space, body, .. } => {
-                // A nested parallel loop runs sequentially within its thread.
+            DeviceOp::ForAll { vars, space, body, combine, .. } => {
+                // A nested parallel loop runs sequentially within its thread; one whose combined locals saturate
+                // stops after the iteration that saturates them (`analysis::stops_when_saturated`).
                 let sp = self.prepare_space(space)?;
                 let zero = self.b.ins().iconst(t::I64, 0);
-                self.counted_loop(zero, sp.size, false, false, |me, i| {
+                let stops = stops_when_saturated(self.m, &self.body.locals, combine, body);
+                self.counted_loop(zero, sp.size, false, stops, |me, i| {
                     me.bind_space(&sp, vars, i)?;
-                    me.block(body)
+                    me.block(body)?;
+                    if stops {
+                        me.stop_if_saturated(combine)?;
+                    }
+                    Ok(())
                 })?;
             }
             DeviceOp::ForTile { .. } => return self.unsupported("`forall tile` nested in another statement"),
@@ -245,6 +253,35 @@ impl Lower<'_, '_> {
         let again = self.b.ins().icmp(cc, next, hi);
         self.b.ins().brif(again, blk, &[], exit, &[]);
         self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// Leaves the innermost loop (to its exit) when every local of `combine` holds its operator's absorbing value.
+    fn stop_if_saturated(&mut self, combine: &[Combined]) -> Result<(), CpuError> {
+        let Some(&Some((_, exit))) = self.loops.last() else {
+            return self.malformed("a saturation test outside a loop that can be left");
+        };
+        let mut all = None;
+        for c in combine {
+            let LocalType::Scalar(ty) = self.body.locals[c.local].ty else {
+                return self.malformed("a combined local that is not a scalar");
+            };
+            let Some(bits) = c.op.absorbing_bits(ty) else {
+                return self
+                    .malformed("a saturation test of a local combined by an operator without an absorbing value");
+            };
+            let v = self.read_local(c.local);
+            let absorbing = types::constant(&mut self.b, ty, bits);
+            let eq = self.b.ins().icmp(IntCC::Equal, v, absorbing);
+            all = Some(match all {
+                None => eq,
+                Some(a) => self.b.ins().band(a, eq),
+            });
+        }
+        let Some(all) = all else { return Ok(()) };
+        let go_on = self.b.create_block();
+        self.b.ins().brif(all, exit, &[], go_on, &[]);
+        self.b.switch_to_block(go_on);
         Ok(())
     }
 

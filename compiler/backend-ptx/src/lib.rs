@@ -95,6 +95,7 @@ mod kernel;
 mod lower;
 mod nested;
 mod nested_fine;
+mod nested_saturate;
 mod nested_values;
 mod pipe;
 mod pipe_auto;

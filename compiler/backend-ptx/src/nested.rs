@@ -34,6 +34,7 @@ use crate::PtxError;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use irgc_front::analysis::stops_when_saturated;
 use irgc_front::ir::{
     Combined, DeviceBlock, DeviceOp, DeviceStmt, Handle, Local, Module, Scalar, Schedule, Space, StmtKind,
 };
@@ -260,9 +261,13 @@ impl<'c> Lower<'c, '_> {
     }
 
     /// Runs the `n` iterations of the range starting at `start` that this thread keeps: interleaved where the
-    /// `interleave` pass said so, else one after another.
+    /// `interleave` pass said so, four a turn until the combined locals saturate where the loop allows that
+    /// (`crate::nested_saturate`), else one after another.
     fn own_range(&mut self, lp: &NestedLoop<'_>, start: IntValue<'c>, n: IntValue<'c>) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
+        if lp.interleave <= 1 && stops_when_saturated(self.m, self.body.locals, lp.combine, lp.body) {
+            return self.until_saturated(lp, start, n);
+        }
         if lp.interleave <= 1 {
             return self.stride(lp, start, i64t.const_zero(), n, i64t.const_int(1, false), 1);
         }

@@ -627,6 +627,17 @@ impl CombineOp {
             CombineOp::Max => irgc_scalar::reduce_identity(ReduceOp::Max, ty),
         }
     }
+
+    /// The value that combining anything with leaves unchanged, as bits of `ty`, where there is one the loops may
+    /// stop at: `true` or all ones for `or`, `false` or zero for `and` (see
+    /// [`crate::analysis::stops_when_saturated`]).
+    pub fn absorbing_bits(self, ty: Scalar) -> Option<u64> {
+        match self {
+            CombineOp::Or => Some(if ty == Scalar::Bool { 1 } else { u64::MAX >> (64 - ty.bits()) }),
+            CombineOp::And => Some(0),
+            CombineOp::Sum | CombineOp::Min | CombineOp::Max => None,
+        }
+    }
 }
 
 /// What only the plan (host code) does.

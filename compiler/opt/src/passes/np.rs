@@ -589,6 +589,48 @@ mod tests {
         );
     }
 
+    /// `analysis::stops_when_saturated` on each kernel's nested loop after the passes: found flags may stop (also
+    /// through a call of a function that only reads), bitmasks and loops that write may not.
+    #[test]
+    fn only_read_only_loops_of_found_flags_may_stop_once_the_flag_is_set() {
+        let src = "fn big(u: node) -> bool { return level[u] > 3; }\n\
+             kernel flag() { forall v in G.nodes { var f: bool = false; \
+               for e in G.edges(v) { f = f || level[G.dst(e)] > 3; } x[v] = select(f, 1u64, 0u64); } }\n\
+             kernel pure_call() { forall v in G.nodes { var f: bool = false; \
+               for e in G.edges(v) { let b = big(G.dst(e)); f = f || b; } x[v] = select(f, 1u64, 0u64); } }\n\
+             kernel mask() { forall v in G.nodes { var m: u64 = 0; \
+               for e in G.edges(v) { m |= level[G.dst(e)] as u64; } x[v] = m; } }\n\
+             kernel writes() { forall v in G.nodes { var f: bool = false; \
+               for e in G.edges(v) { atomic_add(scratch[e], 1u32); f = f || level[G.dst(e)] > 3; } \
+               x[v] = select(f, 1u64, 0u64); } }";
+        let c = irgc_front::compile_source("t.irg", &format!("{HEAD}{src}\nplan {{ }}"));
+        let mut m = c.module.unwrap_or_else(|| panic!("compiles: {:?}", c.diagnostics));
+        crate::run(&mut m, &Options { validate: true, ..Options::default() }).expect("valid");
+        let stops: Vec<(String, bool)> = m
+            .kernels
+            .iter()
+            .map(|(_, k)| {
+                let mut found = None;
+                for s in &k.body.block {
+                    s.visit(&mut |s| {
+                        if let irgc_front::ir::StmtKind::Op(irgc_front::ir::DeviceOp::ForAll {
+                            combine, body, ..
+                        }) = &s.kind
+                        {
+                            if !combine.is_empty() {
+                                found =
+                                    Some(irgc_front::analysis::stops_when_saturated(&m, &k.body.locals, combine, body));
+                            }
+                        }
+                    });
+                }
+                (k.name.clone(), found.unwrap_or_else(|| panic!("kernel `{}` has a combining loop", k.name)))
+            })
+            .collect();
+        let want = [("flag", true), ("pure_call", true), ("mask", false), ("writes", false)];
+        assert_eq!(stops, want.map(|(k, b)| (k.to_string(), b)).to_vec());
+    }
+
     #[test]
     fn sums_bitmasks_and_minima_are_combined_and_loops_in_functions_use_the_warp() {
         let (ir, remarks) = np("fn f(v: node) -> u64 { var m: u64 = 0; var s: u32 = 0; var lo: node = inf; \
