@@ -542,6 +542,18 @@ impl<'c> Lower<'c, '_> {
         step: IntValue<'c>,
         unroll: u32,
     ) -> Result<(), PtxError> {
+        self.turns(lp, (start, first, n, step), unroll, false)
+    }
+
+    /// [`Lower::stride`] over `(start, first, n, step)`; with `stop`, the turns also end after the first one that
+    /// leaves every combined local at its absorbing value (`crate::nested_saturate`), and nothing after it runs.
+    pub(crate) fn turns(
+        &mut self,
+        lp: &NestedLoop<'_>,
+        (start, first, n, step): (IntValue<'c>, IntValue<'c>, IntValue<'c>, IntValue<'c>),
+        unroll: u32,
+        stop: bool,
+    ) -> Result<(), PtxError> {
         let ty = self.scalar_of(lp.var)?;
         self.nested_foralls += 1;
         let one = |me: &mut Self, j: IntValue<'c>| -> Result<(), PtxError> {
@@ -570,7 +582,16 @@ impl<'c> Lower<'c, '_> {
                 k = self.b.build_int_add(k, step, "")?;
             }
             self.b.build_store(at, k)?;
-            self.b.build_unconditional_branch(head)?;
+            if stop {
+                let done = self.saturated(lp.combine)?;
+                let stopped = self.block("np.turn.saturated");
+                self.b.build_conditional_branch(done, stopped, head)?;
+                self.b.position_at_end(stopped);
+                self.b.build_store(at, n)?;
+                self.b.build_unconditional_branch(rest)?;
+            } else {
+                self.b.build_unconditional_branch(head)?;
+            }
             self.b.position_at_end(rest);
             from = self.b.build_load(i64t, at, "")?.into_int_value();
         }

@@ -19,12 +19,12 @@ use inkwell::IntPredicate;
 use irgc_front::ir::Combined;
 
 /// Iterations a turn (each thread's) between two saturation tests.
-const SATURATION_TURN: u64 = 4;
+const SATURATION_TURN: u32 = 4;
 
 impl<'c> Lower<'c, '_> {
-    /// This thread's iterations `0..n` of a loop that saturates (`stops_when_saturated`): `SATURATION_TURN` iterations a turn (their
-    /// loads in flight together, as in an unrolled loop), stopping after the first turn that leaves every combined
-    /// local at its absorbing value; what is left of the last turn runs one at a time.
+    /// This thread's iterations `0..n` of a loop that saturates (`stops_when_saturated`): `SATURATION_TURN`
+    /// iterations a turn (their loads in flight together, as in an unrolled loop), stopping after the first turn
+    /// that leaves every combined local at its absorbing value; what is left of the last turn runs one at a time.
     pub(crate) fn until_saturated(
         &mut self,
         lp: &NestedLoop<'_>,
@@ -32,46 +32,11 @@ impl<'c> Lower<'c, '_> {
         n: IntValue<'c>,
     ) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
-        let ty = self.scalar_of(lp.var)?;
-        self.nested_foralls += 1;
-        let one = |me: &mut Self, j: IntValue<'c>| -> Result<(), PtxError> {
-            let i = me.b.build_int_add(start, j, "")?;
-            let v = me.narrow_i64(ty, i)?;
-            me.write_local(lp.var, v)?;
-            me.block_of(lp.body)
-        };
-        let at = self.alloca(i64t.into(), "np_at")?;
-        self.b.build_store(at, i64t.const_zero())?;
-        let (head, turn, rest) = (self.block("np.sat"), self.block("np.sat.turn"), self.block("np.sat.rest"));
-        self.b.build_unconditional_branch(head)?;
-        self.b.position_at_end(head);
-        let j = self.b.build_load(i64t, at, "")?.into_int_value();
-        let last = self.b.build_int_add(j, i64t.const_int(SATURATION_TURN - 1, false), "")?;
-        let fits = self.b.build_int_compare(IntPredicate::ULT, last, n, "")?;
-        self.b.build_conditional_branch(fits, turn, rest)?;
-        self.b.position_at_end(turn);
-        let mut k = j;
-        for _ in 0..SATURATION_TURN {
-            one(self, k)?;
-            k = self.b.build_int_add(k, i64t.const_int(1, false), "")?;
-        }
-        self.b.build_store(at, k)?;
-        let done = self.saturated(lp.combine)?;
-        let (stop, next) = (self.block("np.sat.stop"), head);
-        self.b.build_conditional_branch(done, stop, next)?;
-        self.b.position_at_end(stop);
-        // Saturated: nothing is left to run.
-        self.b.build_store(at, n)?;
-        self.b.build_unconditional_branch(rest)?;
-        self.b.position_at_end(rest);
-        let from = self.b.build_load(i64t, at, "")?.into_int_value();
-        let r = self.counted_loop(from, n, i64t.const_int(1, false), false, false, one);
-        self.nested_foralls -= 1;
-        r
+        self.turns(lp, (start, i64t.const_zero(), n, i64t.const_int(1, false)), SATURATION_TURN, true)
     }
 
     /// Whether every combined local holds its operator's absorbing value, so no further iteration can change it.
-    fn saturated(&mut self, combine: &[Combined]) -> Result<IntValue<'c>, PtxError> {
+    pub(crate) fn saturated(&mut self, combine: &[Combined]) -> Result<IntValue<'c>, PtxError> {
         let mut all = self.c.bool_type().const_all_ones();
         for c in combine {
             let ty = self.scalar_of(c.local)?;
