@@ -7,7 +7,6 @@ use crate::types;
 use crate::CpuError;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types as t, Block, InstBuilder, Value};
-use irgc_front::analysis::stops_when_saturated;
 use irgc_front::ir::{
     Arg, Combined, DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, Handle, Local, LocalType, ReduceOp, Scalar,
     StmtKind, UnaryOp,
@@ -98,12 +97,12 @@ impl Lower<'_, '_> {
                     self.write_local(*r, v);
                 }
             }
-            DeviceOp::ForAll { vars, space, body, combine, .. } => {
-                // A nested parallel loop runs sequentially within its thread; one whose combined locals saturate
-                // stops after the iteration that saturates them (`analysis::stops_when_saturated`).
+            DeviceOp::ForAll { vars, space, body, combine, stops, .. } => {
+                // A nested parallel loop runs sequentially within its thread; one the `np` pass marked `stops`
+                // leaves after the iteration that saturates its combined locals.
                 let sp = self.prepare_space(space)?;
                 let zero = self.b.ins().iconst(t::I64, 0);
-                let stops = stops_when_saturated(self.m, &self.body.locals, combine, body);
+                let stops = *stops;
                 self.counted_loop(zero, sp.size, false, stops, |me, i| {
                     me.bind_space(&sp, vars, i)?;
                     me.block(body)?;

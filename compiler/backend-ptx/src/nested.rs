@@ -34,7 +34,6 @@ use crate::PtxError;
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
-use irgc_front::analysis::stops_when_saturated;
 use irgc_front::ir::{
     Combined, DeviceBlock, DeviceOp, DeviceStmt, Handle, Local, Module, Scalar, Schedule, Space, StmtKind,
 };
@@ -60,6 +59,9 @@ pub(crate) struct NestedLoop<'a> {
     pub interleave: u32,
     /// Whether the short ranges are dealt out over the block ([`Schedule::Fine`], `crate::nested_fine`).
     pub fine: bool,
+    /// Whether a thread's own iterations stop once the combined locals saturate (the `np` pass's decision,
+    /// `crate::nested_saturate`).
+    pub stops: bool,
 }
 
 /// Whether a loop body may write memory: a store, an atomic, a push, or a call (whose callee may).
@@ -137,12 +139,13 @@ impl<'c> Lower<'c, '_> {
                     self.predicated_block(then, pt)?;
                     self.predicated_block(otherwise, po)?;
                 }
-                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, interleave, schedule })
+                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, interleave, schedule, stops })
                     if vars.len() == 1 =>
                 {
                     let unroll = self.unroll_of(*unroll);
                     let fine = *schedule == Schedule::Fine;
-                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll, interleave: *interleave, fine };
+                    let (interleave, stops) = (*interleave, *stops);
+                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll, interleave, fine, stops };
                     self.block_loop(&lp, pred)?;
                 }
                 _ => return self.malformed("a block-scheduled loop under a statement other than `if`"),
@@ -265,7 +268,7 @@ impl<'c> Lower<'c, '_> {
     /// (`crate::nested_saturate`), else one after another.
     fn own_range(&mut self, lp: &NestedLoop<'_>, start: IntValue<'c>, n: IntValue<'c>) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
-        if lp.interleave <= 1 && stops_when_saturated(self.m, self.body.locals, lp.combine, lp.body) {
+        if lp.interleave <= 1 && lp.stops {
             return self.until_saturated(lp, start, n);
         }
         if lp.interleave <= 1 {

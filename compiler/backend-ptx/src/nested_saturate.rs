@@ -1,5 +1,5 @@
-//! Loops that stop once their result cannot change (`irgc_front::analysis::stops_when_saturated`): a read-only loop
-//! that combines only `bool`s by `||` and `&&` may stop when each combined local holds its absorbing value.
+//! Loops that stop once their result cannot change (`DeviceOp::ForAll`'s `stops`, the `np` pass's decision): a
+//! read-only loop that combines only `bool`s by `||` and `&&` may stop when each flag holds its absorbing value.
 //!
 //! A thread's own share of a `warp` or `block` loop ([`Lower::until_saturated`]) runs four iterations a turn, no
 //! test between them, so their loads are in flight together, and stops after the turn that saturates. Where a warp
@@ -22,7 +22,7 @@ use irgc_front::ir::Combined;
 const SATURATION_TURN: u32 = 4;
 
 impl<'c> Lower<'c, '_> {
-    /// This thread's iterations `0..n` of a loop that saturates (`stops_when_saturated`): `SATURATION_TURN`
+    /// This thread's iterations `0..n` of a loop marked `stops`: `SATURATION_TURN`
     /// iterations a turn (their loads in flight together, as in an unrolled loop), stopping after the first turn
     /// that leaves every combined local at its absorbing value; what is left of the last turn runs one at a time.
     pub(crate) fn until_saturated(

@@ -117,7 +117,7 @@ impl<'c> Lower<'c, '_> {
                     self.write_local(*r, v)?;
                 }
             }
-            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, unroll, interleave }
+            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, unroll, interleave, stops }
                 if vars.len() == 1 && space.is_range() =>
             {
                 let unroll = self.unroll_of(*unroll);
@@ -129,6 +129,7 @@ impl<'c> Lower<'c, '_> {
                     unroll,
                     interleave: *interleave,
                     fine: false,
+                    stops: *stops,
                 };
                 let skewed = self.skewed()?;
                 let serial = |me: &mut Self| me.serial_forall(vars, space, body, combine, *interleave);

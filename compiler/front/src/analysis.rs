@@ -2,8 +2,8 @@
 //! backends): computed here once, so none of them imports another for them.
 
 use crate::ir::{
-    Arena, CombineOp, Combined, DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, GraphQuery, Handle, Kernel, Local,
-    LocalType, MathFn, Module, OutlinedLoop, PlanBlock, PlanBody, PlanOp, Scalar, StmtKind, Worklist,
+    DeviceBlock, DeviceOp, DeviceStmt, Expr, ExprKind, GraphQuery, Handle, Kernel, MathFn, Module, OutlinedLoop,
+    PlanBlock, PlanBody, PlanOp, StmtKind, Worklist,
 };
 use std::collections::BTreeSet;
 
@@ -121,26 +121,4 @@ pub fn pipe_computable(plan: &PlanBody, e: Handle<Expr>, worklist: Option<Handle
         ExprKind::Math { fun, args } => *fun != MathFn::Random && args.iter().all(ok),
         ExprKind::Graph(_) | ExprKind::Load { .. } | ExprKind::HostLoad { .. } | ExprKind::DeviceThreads => false,
     }
-}
-
-/// Whether a nested loop's iterations may stop once every combined local holds its operator's absorbing value
-/// ([`CombineOp::absorbing_bits`]): it combines something, only `bool`s by `||` and `&&` (a found flag), and its
-/// body writes no memory and waits at no barrier, nor does any function it calls, so the iterations left would
-/// change nothing anyone sees. The backends test it between iterations (the GPU every four, to keep their loads in
-/// flight together). Integer masks combined by `|` are left out: they saturate only when every bit is set, which
-/// first-fit windows almost never are, so the tests would cost on every range and stop none.
-pub fn stops_when_saturated(m: &Module, locals: &Arena<Local>, combine: &[Combined], body: &DeviceBlock) -> bool {
-    let writes = |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_or_waits());
-    let mut blocked = false;
-    for s in body {
-        s.visit(&mut |s| {
-            blocked |= writes(s)
-                || matches!(&s.kind, StmtKind::Op(DeviceOp::Call { function, .. })
-                    if function_has(m, function.index(), writes));
-        });
-    }
-    let flag = |c: &Combined| {
-        matches!(c.op, CombineOp::Or | CombineOp::And) && locals[c.local].ty == LocalType::Scalar(Scalar::Bool)
-    };
-    !combine.is_empty() && combine.iter().all(flag) && !blocked
 }

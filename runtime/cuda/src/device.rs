@@ -358,14 +358,6 @@ impl CudaDevice {
     }
 }
 
-/// Little-endian bytes straight from `elems`, zero-padded to `len` bytes (in parallel: a contracted graph's edges
-/// can be 100 M).
-fn u32_bytes(elems: &[u32], len: usize) -> Vec<u8> {
-    let mut bytes = vec![0u8; len];
-    bytes.par_chunks_mut(4).zip(elems.par_iter()).for_each(|(b, x)| b.copy_from_slice(&x.to_le_bytes()));
-    bytes
-}
-
 /// Copies `bytes` to `buf` from byte `offset`, in stream order.
 fn copy_to(stream: &Arc<CudaStream>, buf: &mut GpuBuffer, offset: usize, bytes: &[u8]) -> Result<(), RunError> {
     let mut dst = buf.slice_mut().slice_mut(offset..offset + bytes.len());
@@ -441,8 +433,9 @@ impl Device for CudaDevice {
 
     fn alloc_from_u32(&mut self, what: &str, elems: &[u32]) -> Result<GpuBuffer, RunError> {
         let start = Instant::now();
-        // Padded to whole words as `pack` pads.
-        let bytes = u32_bytes(elems, (elems.len() * 4).div_ceil(8).max(1) * 8);
+        // Little-endian bytes straight from the u32s, padded to whole words as `pack` pads.
+        let mut bytes = vec![0u8; (elems.len() * 4).div_ceil(8).max(1) * 8];
+        bytes.par_chunks_mut(4).zip(elems.par_iter()).for_each(|(b, x)| b.copy_from_slice(&x.to_le_bytes()));
         let mut buf = self.alloc(what, bytes.len())?;
         self.write_bytes(&mut buf, 0, &bytes)?;
         self.wait(format_args!("cannot copy {what} to the GPU"))?;
@@ -484,7 +477,7 @@ impl Device for CudaDevice {
         }
         let (a, _) = Self::range(buf, 4, start, elems.len() as u64)?;
         // Straight from `elems` (the host is little-endian, as the device is): a contracted graph's columns can be
-        // 100 M, and a packed copy of them cost more than the copy to the GPU.
+        // 100 M, and need no packed copy.
         self.write_bytes(buf, a, bytemuck::cast_slice(elems))
     }
 

@@ -502,7 +502,9 @@ pub enum DeviceOp {
     /// combination of every iteration's updates. `unroll` is how many iterations a thread runs per turn where
     /// several threads stride over one range (set by the `unroll` pass; 1 otherwise). `interleave` is how many
     /// iterations a thread runs at once, statement by statement, where it runs a range alone (set by the
-    /// `interleave` pass; 1 otherwise).
+    /// `interleave` pass; 1 otherwise). `stops`: the iterations a thread runs alone may stop once every combined
+    /// local holds its absorbing value ([`CombineOp::absorbing_bits`]; set by the `np` pass for read-only loops
+    /// that combine only found flags).
     ForAll {
         vars: Vec<Handle<Local>>,
         space: Space,
@@ -511,6 +513,7 @@ pub enum DeviceOp {
         combine: Vec<Combined>,
         unroll: u32,
         interleave: u32,
+        stops: bool,
     },
     /// One thread block per tile; `threads` is the compile-time block shape. Shared arrays and barriers live here.
     ForTile {
@@ -628,9 +631,8 @@ impl CombineOp {
         }
     }
 
-    /// The value that combining anything with leaves unchanged, as bits of `ty`, where there is one the loops may
-    /// stop at: `true` or all ones for `or`, `false` or zero for `and` (see
-    /// [`crate::analysis::stops_when_saturated`]).
+    /// The value that combining anything with leaves unchanged, as bits of `ty`, where there is one a loop may
+    /// stop at (`DeviceOp::ForAll`'s `stops`): `true` or all ones for `or`, `false` or zero for `and`.
     pub fn absorbing_bits(self, ty: Scalar) -> Option<u64> {
         match self {
             CombineOp::Or => Some(if ty == Scalar::Bool { 1 } else { u64::MAX >> (64 - ty.bits()) }),

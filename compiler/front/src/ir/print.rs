@@ -279,7 +279,7 @@ impl Printer<'_> {
                     .collect();
                 format!("{res}call {}({})", self.m.functions[*function].name, a.join(", "))
             }
-            DeviceOp::ForAll { vars, space, body, schedule, combine, unroll, interleave } => {
+            DeviceOp::ForAll { vars, space, body, schedule, combine, unroll, interleave, stops } => {
                 let _ = write!(self.out, "forall {} in {} ", self.vars(ctx, vars), self.space(ctx, space));
                 // A nested loop's schedule and unrolling, once passes chose them, and its combined locals.
                 if *schedule != Schedule::Thread {
@@ -295,6 +295,9 @@ impl Printer<'_> {
                     let c: Vec<String> =
                         combine.iter().map(|c| format!("{}: {}", ctx.local(c.local), c.op.name())).collect();
                     let _ = write!(self.out, "combine({}) ", c.join(", "));
+                }
+                if *stops {
+                    let _ = write!(self.out, "stops ");
                 }
                 self.block(ctx, body, depth);
                 return None;

@@ -48,8 +48,8 @@ use exits::exits_to_or;
 use irgc_front::analysis::function_has;
 use irgc_front::ir::walk::{combine_use, expr_locals, visit_expr, CombineUse};
 use irgc_front::ir::{
-    ArrayRef, AtomicOp, BinaryOp, Combined, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind, Handle,
-    Literal, Local, LocalType, Module, Schedule, Space, Statement, StmtKind,
+    ArrayRef, AtomicOp, BinaryOp, CombineOp, Combined, DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Expr, ExprKind,
+    Handle, Literal, Local, LocalType, Module, Scalar, Schedule, Space, Statement, StmtKind,
 };
 use irgc_front::span::Span;
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,7 +68,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     let global_names: Vec<String> = m.globals.iter().map(|(_, g)| format!("@{}", g.name)).collect();
     let names = Names { functions: &fn_names, globals: &global_names };
     let mut changed = 0;
-    // Writes of any kind (stores, atomics, pushes, barriers), for the early-return rewrite.
+    // Writes of any kind (stores, atomics, pushes, barriers), for the early-return rewrite and loops that stop.
     let writes = |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_or_waits());
     let write_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, writes)).collect();
     for (_, f) in m.functions.iter_mut() {
@@ -83,8 +83,16 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
             continue;
         };
         let mut sweep = std::mem::take(sweep);
-        let mut cx =
-            Cx { body: &k.body, mentions, store_fns: &store_fns, loop_fns: &loop_fns, names, what: &what, remarks };
+        let mut cx = Cx {
+            body: &k.body,
+            mentions,
+            store_fns: &store_fns,
+            loop_fns: &loop_fns,
+            write_fns: &write_fns,
+            names,
+            what: &what,
+            remarks,
+        };
         changed += cx.block(&mut sweep, true);
         if let Some(at) = serial_loop(&sweep, &loop_fns) {
             if demote(&mut sweep) > 0 {
@@ -101,8 +109,16 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
         let what = format!("function `{}`", f.name);
         let mentions = mentions(&f.body, &f.body.block);
         let mut block = std::mem::take(&mut f.body.block);
-        let mut cx =
-            Cx { body: &f.body, mentions, store_fns: &store_fns, loop_fns: &loop_fns, names, what: &what, remarks };
+        let mut cx = Cx {
+            body: &f.body,
+            mentions,
+            store_fns: &store_fns,
+            loop_fns: &loop_fns,
+            write_fns: &write_fns,
+            names,
+            what: &what,
+            remarks,
+        };
         changed += cx.block(&mut block, false);
         f.body.block = block;
     }
@@ -168,6 +184,8 @@ struct Cx<'a> {
     store_fns: &'a [bool],
     /// Per function: whether it runs a loop (a call of one is a serial loop where it stays in its thread).
     loop_fns: &'a [bool],
+    /// Per function: whether it writes memory or waits at a barrier (transitively).
+    write_fns: &'a [bool],
     names: Names<'a>,
     what: &'a str,
     remarks: &'a mut Vec<Remark>,
@@ -237,6 +255,7 @@ impl Cx<'_> {
                         format!("the loop over `{name}` is spread over the {}{with}{why}{level}", over(schedule)),
                     );
                     let (var, start, end, body) = (*var, *start, *end, std::mem::take(body));
+                    let stops = self.stops(&combine, &body);
                     block[i].kind = StmtKind::Op(DeviceOp::ForAll {
                         vars: vec![var],
                         space: Space::Range(start, end),
@@ -245,6 +264,7 @@ impl Cx<'_> {
                         combine,
                         unroll: 1,
                         interleave: 1,
+                        stops,
                     });
                     1
                 }
@@ -256,6 +276,29 @@ impl Cx<'_> {
             },
             _ => 0,
         }
+    }
+
+    /// Whether a thread's own iterations of the loop may stop once its combined locals saturate: it combines only
+    /// `bool`s by `||` and `&&` (a found flag), and its body writes nothing and waits at no barrier, nor does any
+    /// function it calls, so the iterations left would change nothing anyone sees. Integer masks combined by `|`
+    /// are left out: they saturate only when every bit is set, which first-fit windows almost never are, so the
+    /// tests would cost on every range and stop none.
+    fn stops(&self, combine: &[Combined], body: &DeviceBlock) -> bool {
+        let mut blocked = false;
+        for s in body {
+            s.visit(&mut |s| {
+                blocked |= match &s.kind {
+                    StmtKind::Op(DeviceOp::Call { function, .. }) => self.write_fns[function.index()],
+                    StmtKind::Op(op) => op.writes_or_waits(),
+                    _ => false,
+                };
+            });
+        }
+        let flag = |c: &Combined| {
+            matches!(c.op, CombineOp::Or | CombineOp::And)
+                && self.body.locals[c.local].ty == LocalType::Scalar(Scalar::Bool)
+        };
+        !combine.is_empty() && combine.iter().all(flag) && !blocked
     }
 
     /// TWC's third level: a `block` loop without combined locals whose body runs no serial loop becomes `fine`
@@ -589,8 +632,8 @@ mod tests {
         );
     }
 
-    /// `analysis::stops_when_saturated` on each kernel's nested loop after the passes: found flags may stop (also
-    /// through a call of a function that only reads), bitmasks and loops that write may not.
+    /// The `stops` the pass records on each kernel's combining loop: found flags may stop (also through a call of
+    /// a function that only reads), bitmasks and loops that write may not.
     #[test]
     fn only_read_only_loops_of_found_flags_may_stop_once_the_flag_is_set() {
         let src = "fn big(u: node) -> bool { return level[u] > 3; }\n\
@@ -614,12 +657,11 @@ mod tests {
                 for s in &k.body.block {
                     s.visit(&mut |s| {
                         if let irgc_front::ir::StmtKind::Op(irgc_front::ir::DeviceOp::ForAll {
-                            combine, body, ..
+                            combine, stops, ..
                         }) = &s.kind
                         {
                             if !combine.is_empty() {
-                                found =
-                                    Some(irgc_front::analysis::stops_when_saturated(&m, &k.body.locals, combine, body));
+                                found = Some(*stops);
                             }
                         }
                     });
@@ -629,6 +671,21 @@ mod tests {
             .collect();
         let want = [("flag", true), ("pure_call", true), ("mask", false), ("writes", false)];
         assert_eq!(stops, want.map(|(k, b)| (k.to_string(), b)).to_vec());
+        // The validator checks the recorded decision.
+        for k in [2, 3] {
+            let mut bad = m.clone();
+            let irgc_front::ir::DeviceOp::ForAll { stops, .. } =
+                super::super::test_support::forall_of(&mut bad, k, true)
+            else {
+                unreachable!("forall_of returns a ForAll")
+            };
+            *stops = true;
+            let errors = super::super::test_support::validation_errors(&bad);
+            assert!(
+                errors.contains("a loop that stops early but combines other than found flags, or writes"),
+                "{errors}"
+            );
+        }
     }
 
     #[test]

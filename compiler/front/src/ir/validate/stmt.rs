@@ -123,7 +123,7 @@ impl Validator<'_> {
                     }
                 }
             }
-            DeviceOp::ForAll { vars, space, body: b, schedule, combine, unroll, interleave } => {
+            DeviceOp::ForAll { vars, space, body: b, schedule, combine, unroll, interleave, stops } => {
                 // The sweep stands at the top of a kernel; a nested `forall` anywhere in parallel code (a sweep's
                 // body, a device function, their serial loops).
                 let nested = scope.in_forall || matches!(at, Where::Function(_));
@@ -155,6 +155,22 @@ impl Validator<'_> {
                 self.space(body, space, vars, span);
                 for c in combine {
                     self.combined(body, *c, vars, b, span);
+                }
+                // Stopping early skips iterations: only where they would change nothing but the saturated flags.
+                // (Calls are the pass's to judge: whether a callee writes is not visible here.)
+                if *stops {
+                    let flags = !combine.is_empty()
+                        && combine.iter().all(|c| {
+                            matches!(c.op, CombineOp::Or | CombineOp::And)
+                                && body.locals[c.local].ty == LocalType::Scalar(Scalar::Bool)
+                        });
+                    let mut writes = false;
+                    for s in b {
+                        s.visit(&mut |s| writes |= matches!(&s.kind, StmtKind::Op(op) if op.writes_or_waits()));
+                    }
+                    if !flags || writes {
+                        self.err(span, "a loop that stops early but combines other than found flags, or writes");
+                    }
                 }
                 // Inside the sweep, only `if`s keep a point uniform; a nested loop's body is not.
                 let uniform = !nested;

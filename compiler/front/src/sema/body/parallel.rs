@@ -276,6 +276,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                     combine: Vec::new(),
                     unroll: 1,
                     interleave: 1,
+                    stops: false,
                 },
                 span,
             );

@@ -39,7 +39,7 @@ pub(super) fn exits_to_or(
         let StmtKind::For { body: lb, .. } = &block[i + 1].kind else { continue };
         let lb = lb.clone();
         let mentions = mentions(&new, &new.block);
-        let cx = Cx { body: &new, mentions, store_fns, loop_fns, names, what, remarks: &mut Vec::new() };
+        let cx = Cx { body: &new, mentions, store_fns, loop_fns, write_fns, names, what, remarks: &mut Vec::new() };
         if cx.parallel(var, &lb).is_err() {
             continue;
         }
