@@ -7,12 +7,12 @@
 //! pass, the lanes present at a push (`activemask`: diverged or finished lanes are never assumed) take
 //! consecutive slots through one `atomic_add` by their lowest lane and a `shfl` of its result; a reduction's
 //! partials are combined with `redux.sync` (bool any/all, 32-bit integers and nodes), or a shuffle butterfly
-//! (64-bit integer sums, minima and maxima), before one lane's atomic.
+//! (64-bit integer and float sums, minima and maxima), before one lane's atomic. A float sum is then added in
+//! another order, but in no less fixed a one: per-thread atomics land in whatever order the GPU schedules them.
 //!
 //! What it does: marks every `push` and `retry` in kernels and device functions, and every kernel's reduction,
 //! as warp-combined. What it does not do: combine across a thread block (shared-memory scans at a block-wide
-//! barrier; a later version), combine float reductions (they still update from every thread: another order of
-//! additions would change the sums), or change anything on the CPU, whose threads each own a chunk of iterations.
+//! barrier; a later version), or change anything on the CPU, whose threads each own a chunk of iterations.
 
 use crate::Options;
 use irgc_front::ir::{Cooperation, DeviceBlock, DeviceOp, Module, StmtKind};
