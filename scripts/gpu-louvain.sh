@@ -22,6 +22,44 @@ printf '1 2\n2 3\n3 4\n4 5\n5 6\n' >"$tmp/path.txt"
 "$IRGC" run "$tmp/pairs.irg" --graph "$tmp/path.txt" --no-cache --backend cuda --out "$tmp/gpu.txt" >/dev/null 2>&1 || status=1
 if cmp -s "$tmp/cpu.txt" "$tmp/gpu.txt"; then echo "G.contract example: GPU output equals the CPU's"; else
   echo "G.contract example: GPU output DIFFERS"; diff "$tmp/cpu.txt" "$tmp/gpu.txt"; status=1; fi
+# Two contractions by hashed labels, then order-independent measures of the quotient (its rows' order is the GPU's).
+"$IRGC" gen "rmat:scale=16,ef=16,weights=int:1:100" -o "$tmp/rmat.gr" --format galois >/dev/null || status=1
+for t in none u32 i64 f32 f64; do
+  if [ $t = none ]; then decl="graph G(undirected);"; sum=u32; w=1u32; else
+    case $t in u32) one=1u32 ;; i64) one=1i64 ;; f32) one=1.0f32 ;; *) one=1.0 ;; esac
+    decl="graph G(undirected, weight: $t = $one);"; sum=$t; w="G.weight(e)"; fi
+  cat >"$tmp/contract_$t.irg" <<EOF
+$decl
+node label: node;
+node deg: u64;
+node wsum: $sum;
+node low: node;
+output deg;
+output wsum;
+output low;
+kernel hashed(div: u32) {
+    forall v in G.nodes { label[v] = ((((v as u32) * 2654435761u32) >> 8) % (G.num_nodes as u32 / div + 1u32)) as node; }
+}
+kernel measure() {
+    forall v in G.nodes {
+        deg[v] = G.degree(v) as u64;
+        var s: $sum = 0 as $sum;
+        var l: node = inf;
+        for e in G.edges(v) { s += $w; l = min(l, G.dst(e)); }
+        wsum[v] = s;
+        low[v] = l;
+    }
+}
+plan { hashed(3u32); G.contract(label); hashed(5u32); G.contract(label); measure(); }
+EOF
+  "$IRGC" run "$tmp/contract_$t.irg" --graph "$tmp/rmat.gr" --out "$tmp/cpu_$t.txt" >/dev/null 2>&1 || status=1
+  if IRGC_CHECK_QUOTIENTS=1 "$IRGC" run "$tmp/contract_$t.irg" --graph "$tmp/rmat.gr" --backend cuda \
+    --out "$tmp/gpu_$t.txt" >"$tmp/log_$t.txt" 2>&1 && cmp -s "$tmp/cpu_$t.txt" "$tmp/gpu_$t.txt"; then
+    echo "G.contract, $t weights: the GPU's quotients equal the host's, and its output the CPU's"
+  else
+    echo "G.contract, $t weights: DIFFERS"; grep -i error "$tmp/log_$t.txt"; status=1
+  fi
+done
 # shellcheck disable=SC2086
 gen_graphs "$DIR" $GRAPHS || exit 1
 for g in $GRAPHS; do

@@ -492,8 +492,8 @@ impl Summary<'_> {
         }
         for c in &e.stats.contractions {
             s += &format!(
-                "contract  {} nodes, {} edges -> {} nodes, {} edges in {:.3} ms (labels {:.1}, quotient {:.1}, upload \
-                 {:.1}, reset {:.1})\n",
+                "contract  {} nodes, {} edges -> {} nodes, {} edges in {:.3} ms (labels {:.1}, quotient {:.1} on the \
+                 {}, upload {:.1}, reset {:.1})\n",
                 c.nodes,
                 c.edges,
                 c.groups,
@@ -501,6 +501,7 @@ impl Summary<'_> {
                 c.seconds * 1e3,
                 c.phases.labels * 1e3,
                 c.phases.quotient * 1e3,
+                if c.phases.on_device { "device" } else { "host" },
                 c.phases.upload * 1e3,
                 c.phases.reset * 1e3,
             );

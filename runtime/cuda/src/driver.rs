@@ -209,6 +209,24 @@ pub fn launch(
     unsafe { args.launch(cfg) }.map(|_| ())
 }
 
+/// Launches one of the runtime's own kernels (`quotient.rs`), `f(args...)`, every parameter a `u64` (device
+/// addresses and counts), on `stream` with the shape `cfg`.
+pub fn launch_with_words(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    args: &[u64],
+    cfg: LaunchConfig,
+) -> Result<(), DriverError> {
+    let mut builder = stream.launch_builder(f);
+    for a in args {
+        builder.arg(a);
+    }
+    // SAFETY: the runtime's kernels take exactly their `u64` parameters in this order (`quotient.rs` passes one
+    // word per parameter of the PTX it wrote); the addresses among them are of live buffers of this device, which
+    // the caller keeps until the stream has finished the launch (it waits before dropping them).
+    unsafe { builder.launch(cfg) }.map(|_| ())
+}
+
 /// Launches the outlined pipe entry `f(ctx, state)` cooperatively on `stream` with `cfg` (the driver refuses a
 /// grid whose blocks cannot all be resident, which the entry's grid barrier needs).
 pub fn launch_pipe(

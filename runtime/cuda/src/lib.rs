@@ -4,7 +4,8 @@
 //! The plan interpreter, the worklist protocol and the statistics are `irgc-runtime`'s, shared with the CPU; this
 //! crate is the [`irgc_runtime::Device`] for a GPU ([`CudaDevice`]): device buffers, the kernel context table in
 //! device memory (the changed slots copied before each launch, `slots.rs`), launch shapes (`shape.rs`), fills
-//! with the driver's memsets (`pack.rs`), reductions through the context's reduction slot, and CUDA-event timing.
+//! with the driver's memsets (`pack.rs`), `G.contract`'s quotient built by the runtime's own kernels
+//! (`quotient.rs`), reductions through the context's reduction slot, and CUDA-event timing.
 //!
 //! The driver library is loaded at run time (cudarc's `dynamic-loading`), so one binary builds without CUDA and
 //! runs wherever a driver is; [`Gpu::open`] says clearly when there is none. A run:
@@ -32,6 +33,7 @@ mod error;
 mod gpu;
 mod nccl;
 mod pack;
+mod quotient;
 mod shape;
 mod slots;
 
@@ -42,5 +44,6 @@ pub use error::{describe, CudaError};
 pub use gpu::Gpu;
 pub use nccl::{find_nccl_library, nccl_loadable, nccl_version, NcclDevices, NcclLink};
 pub use pack::{fill_plan, pack, unpack, Fill};
+pub use quotient::quotient_ptx;
 pub use shape::{block_threads, launch_shape, LaunchShape, FORALL_BLOCK};
 pub use slots::{SlotTable, Upload};

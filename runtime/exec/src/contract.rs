@@ -4,29 +4,33 @@
 //! The new graph has one node per distinct label, numbered in the labels' order (so the group whose label is the
 //! smallest node becomes node 0), and an edge from group `a` to group `b` wherever some edge led from a member of
 //! `a` to a member of `b`; parallel edges are merged into one whose weight is the sum of theirs (wrapping for
-//! integers, rounded for floats), and a group's inner edges become one self loop carrying their total. Rows stay
-//! sorted by destination, as every graph's do. Without weights, parallel edges are merged into one.
+//! integers, rounded for floats), and a group's inner edges become one self loop carrying their total. Without
+//! weights, parallel edges are merged into one.
 //!
-//! The work runs on the host, and the new graph is uploaded into the old one's buffers (on the CPU backend
-//! "device" memory is host memory, so nothing moves). The graph itself is not read back: a contracting plan's
-//! memory keeps it on the host too ([`Memory::host_graph`]: the input's arrays, then each quotient), because reading
-//! a large graph back cost more than building the quotient (rgg22 on an H100: 766 of 931 ms). Only the labels come
-//! back. The quotient costs a counting sort of the nodes by group and one walk over each group's edges (groups in
-//! parallel batches), merging them by destination group as it goes; a device-side contraction (a scan and a
-//! segmented sort in kernels) is not built.
+//! The labels come back to the host, which numbers the groups. A device that builds quotients (a GPU:
+//! [`Device::quotient`], `irgc-cuda`'s `quotient.rs`) then builds the new graph in its own buffers from the group
+//! numbers and each group's hash-table offsets, which the host computes from the row offsets it keeps; its rows are
+//! in no particular order, and parallel edges' float weights summed in any order. Otherwise (the CPU, or a GPU
+//! without the memory for the tables) the host builds it and writes it into the old graph's buffers (on the CPU
+//! "device" memory is host memory, so nothing moves): a counting sort of the nodes by group and one walk over each
+//! group's edges (groups in parallel batches), merging them by destination group as it goes, rows sorted. Either
+//! way the graph is not read back: a contracting plan's memory keeps what the host needs of it
+//! ([`Memory::host_graph`]: the input's arrays, then each quotient's), because reading a large graph back cost more
+//! than building the quotient (rgg22 on an H100: 766 of 931 ms); kron22's first host quotient on an H200's host
+//! took 1.0 s and its upload 0.2 s, which the device's quotient saves.
 //!
 //! The run keeps, on the host, each original node's group in the current graph ([`Memory::origin`]), so outputs
 //! are still written per node of the input file: see [`crate::output`].
 
 use irgc_artifact::Scalar;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use crate::device::Device;
+use crate::device::{Device, QuotientJob};
 use crate::error::RunError;
 use crate::eval::{from_f64, to_f64};
-use crate::memory::{GlobalShape, HostGraph, Memory};
+use crate::memory::{GlobalShape, HostEdges, HostGraph, Memory};
 use crate::stats::ContractPhases;
 use irgc_graph::Shared;
 
@@ -43,8 +47,8 @@ pub(crate) fn contract<D: Device>(
     let (n, m) = (mem.num_nodes, mem.num_edges);
     let g = mem.globals.get(label).ok_or_else(|| RunError::plan(format!("`G.contract` by missing array #{label}")))?;
     let name = g.name.clone();
-    let labels = dev.read(&g.buf, 4, 0, n)?;
-    if let Some(v) = labels.iter().position(|&l| l >= n) {
+    let labels = dev.read_u32(&g.buf, 0, n)?;
+    if let Some(v) = labels.par_iter().position_first(|&l| u64::from(l) >= n) {
         return Err(RunError::plan(format!(
             "`G.contract({name})`: node #{v}'s group is {}, which is not a node (the graph has {n}); every node must \
              be labelled with a node of its group",
@@ -53,46 +57,85 @@ pub(crate) fn contract<D: Device>(
     }
     let (group, k) = dense_groups(&labels);
     drop(labels);
-
-    // The graph as the host has it (a contracting plan's memory keeps it), else read back from the device.
-    let host = match mem.host_graph.take() {
-        Some(h) => h,
-        None => HostGraph {
-            row_start: Shared::from(dev.read(&mem.row_start, 8, 0, n + 1)?),
-            col: Shared::from(dev.read(&mem.col, 4, 0, m)?.into_iter().map(|c| c as u32).collect::<Vec<_>>()),
-            weights: match (&mem.weights, weight_ty) {
-                (Some(b), Some(ty)) => Some(Shared::from(dev.read(b, ty.size(), 0, m)?)),
-                _ => None,
-            },
-        },
+    // The graph as the host has it (a contracting plan's memory keeps its offsets, and its edges where the host
+    // builds the quotient), else read back from the device.
+    let host = mem.host_graph.take();
+    let row_start = match &host {
+        Some(h) => h.row_start.clone(),
+        None => Shared::from(dev.read(&mem.row_start, 8, 0, n + 1)?),
     };
+    let mut edges = host.and_then(|h| h.edges);
     let labels_s = clock.lap();
-    let weights = host.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
-    let rows = Rows { row_start: &host.row_start, col: &host.col, group: &group, weights };
-    let (new_col, new_w, counts) = quotient_rows(&rows, k as usize);
-    let weight_ty = weights.map(|(_, ty)| ty);
-    drop(host);
-    let quotient_s = clock.lap();
-    let new_m = new_col.len() as u64;
+
+    let on_device = if dev.builds_quotients() {
+        let tables = table_offsets(&row_start, &group, k as usize);
+        // Checking the device against the host (tests): the host's quotient of the graph as it is now.
+        let expected = if std::env::var_os(CHECK_QUOTIENTS).is_some() {
+            let old = read_edges(dev, mem, weight_ty)?;
+            let weights = old.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
+            Some(quotient_rows(&Rows { row_start: &row_start, col: &old.col, group: &group, weights }, k as usize))
+        } else {
+            None
+        };
+        let built = dev.quotient(QuotientJob {
+            row_start: &mut mem.row_start,
+            col: &mut mem.col,
+            weights: mem.weights.as_mut().zip(weight_ty),
+            num_nodes: n,
+            num_edges: m,
+            group: &group,
+            groups: u64::from(k),
+            tables: &tables,
+        })?;
+        if let (Some(counts), Some(expected)) = (&built, expected) {
+            check_quotient(dev, mem, weight_ty, counts, expected)?;
+        }
+        built
+    } else {
+        None
+    };
+    let built_on_device = on_device.is_some();
+    let (counts, quotient_s, upload_s) = match on_device {
+        Some(counts) => {
+            edges = None;
+            (counts, clock.lap(), 0.0)
+        }
+        None => {
+            let host_edges = match edges.take() {
+                Some(e) => e,
+                None => read_edges(dev, mem, weight_ty)?,
+            };
+            let weights = host_edges.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
+            let rows = Rows { row_start: &row_start, col: &host_edges.col, group: &group, weights };
+            let (new_col, new_w, counts) = quotient_rows(&rows, k as usize);
+            let weight_ty = weights.map(|(_, ty)| ty);
+            drop(host_edges);
+            let quotient_s = clock.lap();
+            // The quotient is never larger than the graph, so every buffer is reused (no allocation, and on a GPU
+            // no `cuMemAlloc`/`cuMemFree` per array and level): only the first elements are rewritten, and the
+            // sizes in the context say how many count.
+            dev.write(&mut mem.row_start, 8, 0, &counts)?;
+            dev.write_u32(&mut mem.col, 0, &new_col)?;
+            if let (Some(buf), Some(ty)) = (&mut mem.weights, weight_ty) {
+                dev.write(buf, ty.size(), 0, &new_w)?;
+            }
+            // The host keeps the new edges only where it builds quotients (a device that declined this one,
+            // for lack of memory, reads the graph back next time).
+            if !dev.builds_quotients() {
+                edges = Some(HostEdges { col: Shared::from(new_col), weights: weight_ty.map(|_| Shared::from(new_w)) });
+            }
+            (counts, quotient_s, clock.lap())
+        }
+    };
+    drop(row_start);
+    let new_m = counts.last().copied().unwrap_or(0);
     mem.max_degree = counts.par_windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-    // The quotient is never larger than the graph, so every buffer is reused (no allocation, and on a GPU no
-    // `cuMemAlloc`/`cuMemFree` per array and level): only the first elements are rewritten, and the sizes in the
-    // context say how many count.
-    dev.write(&mut mem.row_start, 8, 0, &counts)?;
-    dev.write_u32(&mut mem.col, 0, &new_col)?;
-    if let (Some(buf), Some(ty)) = (&mut mem.weights, weight_ty) {
-        dev.write(buf, ty.size(), 0, &new_w)?;
-    }
     if let Some(buf) = &mut mem.sources {
         // Each edge's source group (only for a program that reads `G.src`).
         dev.write_u32(buf, 0, &edge_sources(&counts))?;
     }
-    let upload_s = clock.lap();
-    mem.host_graph = Some(HostGraph {
-        row_start: Shared::from(counts),
-        col: Shared::from(new_col),
-        weights: weight_ty.map(|_| Shared::from(new_w)),
-    });
+    let upload_s = upload_s + clock.lap();
+    mem.host_graph = Some(HostGraph { row_start: Shared::from(counts), edges });
     mem.num_nodes = k as u64;
     mem.num_edges = new_m;
     for g in mem.globals.iter_mut() {
@@ -111,7 +154,93 @@ pub(crate) fn contract<D: Device>(
         None => group,
         Some(origin) => origin.par_iter().map(|&c| group[c as usize]).collect(),
     });
-    Ok(ContractPhases { labels: labels_s, quotient: quotient_s, upload: upload_s, reset: clock.lap() })
+    Ok(ContractPhases {
+        labels: labels_s,
+        quotient: quotient_s,
+        upload: upload_s,
+        reset: clock.lap(),
+        on_device: built_on_device,
+    })
+}
+
+/// Set (to anything) in the environment, every quotient a device builds is compared with the host's (rows as
+/// sets; float weights within a relative 1e-9, as the device sums them in another order), and a difference is an
+/// error: what the GPU tests of `G.contract` run with (`scripts/gpu-louvain.sh`). It reads the graph back, so
+/// timings with it are not representative.
+pub const CHECK_QUOTIENTS: &str = "IRGC_CHECK_QUOTIENTS";
+
+/// The current graph's edges, read back from the device.
+fn read_edges<D: Device>(dev: &D, mem: &Memory<D::Buffer>, weight_ty: Option<Scalar>) -> Result<HostEdges, RunError> {
+    let m = mem.num_edges;
+    Ok(HostEdges {
+        col: Shared::from(dev.read(&mem.col, 4, 0, m)?.into_iter().map(|c| c as u32).collect::<Vec<_>>()),
+        weights: match (&mem.weights, weight_ty) {
+            (Some(b), Some(ty)) => Some(Shared::from(dev.read(b, ty.size(), 0, m)?)),
+            _ => None,
+        },
+    })
+}
+
+/// Compares the quotient the device built (row offsets `counts`, its edges in the graph's buffers) with the host's
+/// `expected` ([`quotient_rows`]: columns, weights, offsets); see [`CHECK_QUOTIENTS`].
+fn check_quotient<D: Device>(
+    dev: &D,
+    mem: &Memory<D::Buffer>,
+    weight_ty: Option<Scalar>,
+    counts: &[u64],
+    (col, w, offsets): (Vec<u32>, Vec<u64>, Vec<u64>),
+) -> Result<(), RunError> {
+    let wrong = |what: String| Err(RunError::Device(format!("{CHECK_QUOTIENTS}: the device's quotient {what}")));
+    if counts != offsets.as_slice() {
+        let g = counts.iter().zip(&offsets).position(|(a, b)| a != b).unwrap_or(0);
+        return wrong(format!("has row offset {:?} for group {g}, the host's {:?}", counts.get(g), offsets.get(g)));
+    }
+    let m = offsets.last().copied().unwrap_or(0);
+    let got_col = dev.read(&mem.col, 4, 0, m)?;
+    let got_w = match (&mem.weights, weight_ty) {
+        (Some(b), Some(ty)) => Some((dev.read(b, ty.size(), 0, m)?, ty)),
+        _ => None,
+    };
+    for g in 0..offsets.len() - 1 {
+        let (a, b) = (offsets[g] as usize, offsets[g + 1] as usize);
+        let mut row: Vec<(u64, u64)> = (a..b).map(|e| (got_col[e], got_w.as_ref().map_or(0, |(w, _)| w[e]))).collect();
+        row.sort_unstable();
+        for (i, &(c, bits)) in row.iter().enumerate() {
+            if c != u64::from(col[a + i]) {
+                return wrong(format!("row {g} has destinations {:?}, the host's {:?}", row, &col[a..b]));
+            }
+            if let Some((_, ty)) = got_w {
+                let (got, want) = (to_f64(ty, bits), to_f64(ty, w[a + i]));
+                let mask = if ty.size() >= 8 { u64::MAX } else { (1u64 << (8 * ty.size())) - 1 };
+                let close = if ty.is_float() {
+                    (got - want).abs() <= 1e-9 * want.abs().max(1.0)
+                } else {
+                    (bits ^ w[a + i]) & mask == 0
+                };
+                if !close {
+                    return wrong(format!("row {g}'s edge to {c} weighs {got}, the host's {want}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where each group's hash table starts in one slot array, for [`Device::quotient`]: two slots per edge of the
+/// group's members (so a table is at most half full however many of them are distinct), `k + 1` offsets.
+fn table_offsets(row_start: &[u64], group: &[u32], k: usize) -> Vec<u64> {
+    let slots: Vec<AtomicU64> = (0..k).into_par_iter().map(|_| AtomicU64::new(0)).collect();
+    group.par_iter().enumerate().for_each(|(v, &g)| {
+        slots[g as usize].fetch_add(2 * (row_start[v + 1] - row_start[v]), Ordering::Relaxed);
+    });
+    let mut offsets = Vec::with_capacity(k + 1);
+    let mut end = 0u64;
+    offsets.push(0);
+    for s in slots {
+        end += s.into_inner();
+        offsets.push(end);
+    }
+    offsets
 }
 
 /// Seconds since the last lap.
@@ -129,7 +258,7 @@ impl Clock {
 /// Each node's group, numbered densely in the order of the labels in use (so the group labelled by the smallest
 /// node is 0), and the number of groups. In parallel: the labels in use are marked (a random write per node), then
 /// counted and numbered in chunks (it was one walk over all nodes on one thread).
-fn dense_groups(labels: &[u64]) -> (Vec<u32>, u32) {
+fn dense_groups(labels: &[u32]) -> (Vec<u32>, u32) {
     const CHUNK: usize = 1 << 16;
     let used: Vec<AtomicBool> = (0..labels.len()).into_par_iter().map(|_| AtomicBool::new(false)).collect();
     labels.par_iter().for_each(|&l| used[l as usize].store(true, Ordering::Relaxed));
@@ -337,7 +466,7 @@ mod tests {
         assert_eq!(super::dense_groups(&[5, 5, 2, 9, 2, 0, 0, 0, 0, 0]), (vec![2, 2, 1, 3, 1, 0, 0, 0, 0, 0], 4));
         // Labels spread over several numbering chunks, some chunks with no label in use.
         let n = 3 * (1 << 16) + 5;
-        let labels: Vec<u64> = (0..n as u64).map(|v| (v * 7919) % n as u64 / 5 * 5).collect();
+        let labels: Vec<u32> = (0..n as u64).map(|v| ((v * 7919) % n as u64 / 5 * 5) as u32).collect();
         let mut used = vec![false; n];
         labels.iter().for_each(|&l| used[l as usize] = true);
         let mut id = vec![0u32; n];
@@ -350,6 +479,14 @@ mod tests {
         }
         let want: Vec<u32> = labels.iter().map(|&l| id[l as usize]).collect();
         assert_eq!(super::dense_groups(&labels), (want, k));
+    }
+
+    #[test]
+    fn each_group_gets_two_table_slots_per_edge_of_its_members() {
+        // Degrees 2, 0, 3, 1 in groups 1, 0, 1, 2; group 0 has no edges, so its table is empty.
+        let row_start = [0u64, 2, 2, 5, 6];
+        assert_eq!(table_offsets(&row_start, &[1, 0, 1, 2], 3), vec![0, 0, 10, 12]);
+        assert_eq!(table_offsets(&[0], &[], 0), vec![0]);
     }
 
     #[test]

@@ -118,6 +118,22 @@ impl RoundRecord {
     }
 }
 
+/// `G.contract`'s quotient for a device to build in its own buffers ([`Device::quotient`]): the graph's buffers
+/// (read as the current graph, then overwritten by the quotient's edges), each node's group (dense, `groups` of
+/// them), and where each group's hash table starts in one slot array (`groups + 1` offsets: two slots per edge of
+/// the group's members, so no table is more than half full).
+pub struct QuotientJob<'a, B> {
+    pub row_start: &'a mut B,
+    pub col: &'a mut B,
+    /// The weights and the type they are stored in.
+    pub weights: Option<(&'a mut B, irgc_artifact::Scalar)>,
+    pub num_nodes: u64,
+    pub num_edges: u64,
+    pub group: &'a [u32],
+    pub groups: u64,
+    pub tables: &'a [u64],
+}
+
 /// A machine that holds a program's memory and runs its kernels. See the module documentation for the split of
 /// work between the interpreter and the device.
 pub trait Device {
@@ -182,6 +198,12 @@ pub trait Device {
     /// Elements `start..start + len`, zero-extended. Called between launches only.
     fn read(&self, buf: &Self::Buffer, elem_size: usize, start: u64, len: u64) -> Result<Vec<u64>, RunError>;
 
+    /// [`read`](Device::read) of 32-bit elements as they are (a contraction's labels), without widening them.
+    /// Devices override it to skip the widened copy too.
+    fn read_u32(&self, buf: &Self::Buffer, start: u64, len: u64) -> Result<Vec<u32>, RunError> {
+        Ok(self.read(buf, 4, start, len)?.into_iter().map(|x| x as u32).collect())
+    }
+
     /// Stores `elems` at elements `start..` (each value's low `elem_size` bytes). Called between launches only.
     fn write(&mut self, buf: &mut Self::Buffer, elem_size: usize, start: u64, elems: &[u64]) -> Result<(), RunError>;
 
@@ -189,6 +211,20 @@ pub trait Device {
     /// first. Devices override it to skip the copy too.
     fn write_u32(&mut self, buf: &mut Self::Buffer, start: u64, elems: &[u32]) -> Result<(), RunError> {
         self.write(buf, 4, start, &elems.iter().map(|&x| u64::from(x)).collect::<Vec<_>>())
+    }
+
+    /// Whether [`quotient`](Device::quotient) builds a contraction's quotient on this device, so a contracting
+    /// plan need not keep the graph's edges on the host.
+    fn builds_quotients(&self) -> bool {
+        false
+    }
+
+    /// Builds `job`'s quotient in the graph's own buffers and returns its row offsets (`groups + 1`); its rows may
+    /// be in any order, and parallel edges' weights summed in any order. `Ok(None)`: this device does not (the
+    /// default) or cannot now (too little memory for the tables, a weight type it does not sum), and the graph is
+    /// untouched: the host builds it (`crate::contract`).
+    fn quotient(&mut self, _job: QuotientJob<'_, Self::Buffer>) -> Result<Option<Vec<u64>>, RunError> {
+        Ok(None)
     }
 
     /// Sets elements `0..len` to `bits`.

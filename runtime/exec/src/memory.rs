@@ -381,7 +381,8 @@ pub struct Memory<B = Buffer> {
     /// After `G.contract`: each input node's node in the current graph (`None` while the graph is the input).
     pub origin: Option<Vec<u32>>,
     /// For a plan that contracts its graph: the current graph as the host has it, so that `G.contract` reads only
-    /// the labels back (reading a 60 M-edge graph back from a GPU took 766 of a contraction's 931 ms).
+    /// the labels back (reading a 60 M-edge graph back from a GPU took 766 of a contraction's 931 ms); only its
+    /// row offsets where the device builds the quotient ([`Device::builds_quotients`]).
     pub host_graph: Option<HostGraph>,
     /// How long [`Memory::allocate`] spent on each part (`device` is left to the caller).
     pub setup: SetupParts,
@@ -389,10 +390,16 @@ pub struct Memory<B = Buffer> {
 
 pub use irgc_graph::memory::{available_memory, show_bytes};
 
-/// The graph's arrays on the host, as the device holds them: row offsets, destinations, and the weights as bits of
-/// the program's weight type (`None` for a program without weights).
+/// The graph's arrays on the host, as the device holds them: row offsets, and the edges where the host builds the
+/// quotients (`None` where the device does).
 pub struct HostGraph {
     pub row_start: Shared<u64>,
+    pub edges: Option<HostEdges>,
+}
+
+/// The graph's destinations, and its weights as bits of the program's weight type (`None` for a program without
+/// weights).
+pub struct HostEdges {
     pub col: Shared<u32>,
     pub weights: Option<Shared<u64>>,
 }
@@ -517,6 +524,8 @@ impl<B: DeviceBuffer> Memory<B> {
 
         let weight_ty = artifact.graph.as_ref().and_then(|g| g.weight);
         let contracts = artifact.plan.contracts();
+        // The host keeps the edges for its own quotient; a device that builds quotients needs only the offsets.
+        let keeps_edges = contracts && !dev.builds_quotients();
         let mut host_weights = None;
         let weights = match weight_ty {
             None => None,
@@ -532,7 +541,7 @@ impl<B: DeviceBuffer> Memory<B> {
                             Some(Weights::U32(ws)) if in_place(ws, ty) => ws.clone(),
                             _ => graph.converted_weights(ty.name(), |g| convert_weights_u32(g, graph_name, ty))?,
                         };
-                        if contracts {
+                        if keeps_edges {
                             host_weights =
                                 Some(Shared::from(converted.par_iter().map(|&w| w as u64).collect::<Vec<_>>()));
                         }
@@ -541,7 +550,7 @@ impl<B: DeviceBuffer> Memory<B> {
                     size => {
                         let converted = convert_weights(graph, graph_name, ty)?;
                         let buf = dev.alloc_from(what, &converted, size)?;
-                        if contracts {
+                        if keeps_edges {
                             host_weights = Some(Shared::from(converted));
                         }
                         buf
@@ -551,8 +560,7 @@ impl<B: DeviceBuffer> Memory<B> {
         };
         let host_graph = contracts.then(|| HostGraph {
             row_start: graph.row_start.clone(),
-            col: graph.col.clone(),
-            weights: host_weights,
+            edges: keeps_edges.then(|| HostEdges { col: graph.col.clone(), weights: host_weights }),
         });
         setup.weights = lap();
         let sources = if artifact.needs_sources && dev.reads_sources() {

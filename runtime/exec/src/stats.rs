@@ -141,12 +141,15 @@ pub struct Contraction {
 pub struct ContractPhases {
     /// Reading the labels back and numbering the groups.
     pub labels: f64,
-    /// Building the quotient's rows on the host.
+    /// Building the quotient's rows: on the device (its hash tables' offsets, kernels, row offsets) or the host.
     pub quotient: f64,
-    /// Writing the quotient into the graph's buffers.
+    /// Writing a host-built quotient into the graph's buffers, and the edges' sources where the program reads them.
     pub upload: f64,
     /// Zeroing the node and edge arrays, emptying the worklists, mapping the input's nodes to their groups.
     pub reset: f64,
+    /// Whether the device built the quotient ([`crate::Device::quotient`]); else the host did.
+    #[serde(default)]
+    pub on_device: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
