@@ -268,9 +268,9 @@ impl crate::CudaDevice {
         if self.quotients.is_none() {
             self.quotients = Some(Quotients::load(&self.gpu().ctx)?);
         }
-        // Tables the GPU cannot hold: the host builds the quotient instead (its own error, if any, is the one
-        // the user sees).
-        let Ok(mut scratch) = self.quotient_scratch(job.group, job.tables, slots, sum) else {
+        // Tables the run's memory limit or the GPU cannot hold: the host builds the quotient instead (its own
+        // error, if any, is the one the user sees).
+        let Ok(mut scratch) = self.quotient_scratch(job.group, job.tables, slots, sum, job.memory_left) else {
             return Ok(None);
         };
         let weight_addr = job.weights.as_ref().map_or(0, |(b, _)| b.address());
@@ -325,20 +325,38 @@ impl crate::CudaDevice {
 
     /// The scratch for a quotient, the last one's where it is large enough, with the group numbers and table
     /// offsets uploaded and the slots and counters zeroed.
-    fn quotient_scratch(&mut self, group: &[u32], tables: &[u64], slots: u64, sum: Sum) -> Result<Scratch, RunError> {
+    fn quotient_scratch(
+        &mut self,
+        group: &[u32],
+        tables: &[u64],
+        slots: u64,
+        sum: Sum,
+        memory_left: Option<u64>,
+    ) -> Result<Scratch, RunError> {
         let too_big = || RunError::Memory("the quotient's tables exceed the address space".into());
         let slots = usize::try_from(slots).map_err(|_| too_big())?;
         let kept = self.quotients.as_mut().and_then(|q| q.scratch.take());
         let mut scratch = match kept.filter(|s| s.holds(group.len(), tables.len(), slots, sum.size())) {
             Some(s) => s,
-            None => Scratch {
-                group: self.alloc("the quotient's group numbers", group.len() * 4)?,
-                tables: self.alloc("the quotient's table offsets", tables.len() * 8)?,
-                keys: self.alloc("the quotient's hash tables", slots.checked_mul(4).ok_or_else(too_big)?)?,
-                sums: self
-                    .alloc("the quotient's summed weights", slots.checked_mul(sum.size()).ok_or_else(too_big)?)?,
-                counts: self.alloc("the quotient's row counts", tables.len() * 4)?,
-            },
+            None => {
+                let bytes = (group.len() as u64 * 4)
+                    .saturating_add(tables.len() as u64 * 12)
+                    .saturating_add((slots as u64).saturating_mul(4 + sum.size() as u64));
+                if memory_left.is_some_and(|left| bytes > left) {
+                    return Err(RunError::Memory(format!(
+                        "the quotient's tables need {}, more than the run's memory limit leaves",
+                        irgc_runtime::memory::show_bytes(bytes)
+                    )));
+                }
+                Scratch {
+                    group: self.alloc("the quotient's group numbers", group.len() * 4)?,
+                    tables: self.alloc("the quotient's table offsets", tables.len() * 8)?,
+                    keys: self.alloc("the quotient's hash tables", slots.checked_mul(4).ok_or_else(too_big)?)?,
+                    sums: self
+                        .alloc("the quotient's summed weights", slots.checked_mul(sum.size()).ok_or_else(too_big)?)?,
+                    counts: self.alloc("the quotient's row counts", tables.len() * 4)?,
+                }
+            }
         };
         self.write_bytes(&mut scratch.group, 0, bytemuck::cast_slice(group))?;
         self.write_bytes(&mut scratch.tables, 0, bytemuck::cast_slice(tables))?;

@@ -44,7 +44,7 @@ pub(crate) fn contract<D: Device>(
     weight_ty: Option<Scalar>,
 ) -> Result<ContractPhases, RunError> {
     let mut clock = Clock(Instant::now());
-    let (n, m) = (mem.num_nodes, mem.num_edges);
+    let n = mem.num_nodes;
     let g = mem.globals.get(label).ok_or_else(|| RunError::plan(format!("`G.contract` by missing array #{label}")))?;
     let name = g.name.clone();
     let labels = dev.read_u32(&g.buf, 0, n)?;
@@ -67,33 +67,7 @@ pub(crate) fn contract<D: Device>(
     let mut edges = host.and_then(|h| h.edges);
     let labels_s = clock.lap();
 
-    let on_device = if dev.builds_quotients() {
-        let tables = table_offsets(&row_start, &group, k as usize);
-        // Checking the device against the host (tests): the host's quotient of the graph as it is now.
-        let expected = if std::env::var_os(CHECK_QUOTIENTS).is_some() {
-            let old = read_edges(dev, mem, weight_ty)?;
-            let weights = old.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
-            Some(quotient_rows(&Rows { row_start: &row_start, col: &old.col, group: &group, weights }, k as usize))
-        } else {
-            None
-        };
-        let built = dev.quotient(QuotientJob {
-            row_start: &mut mem.row_start,
-            col: &mut mem.col,
-            weights: mem.weights.as_mut().zip(weight_ty),
-            num_nodes: n,
-            num_edges: m,
-            group: &group,
-            groups: u64::from(k),
-            tables: &tables,
-        })?;
-        if let (Some(counts), Some(expected)) = (&built, expected) {
-            check_quotient(dev, mem, weight_ty, counts, expected)?;
-        }
-        built
-    } else {
-        None
-    };
+    let on_device = if dev.builds_quotients() { on_device(dev, mem, weight_ty, &row_start, &group, k)? } else { None };
     let built_on_device = on_device.is_some();
     let (counts, quotient_s, upload_s) = match on_device {
         Some(counts) => {
@@ -105,26 +79,11 @@ pub(crate) fn contract<D: Device>(
                 Some(e) => e,
                 None => read_edges(dev, mem, weight_ty)?,
             };
-            let weights = host_edges.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
-            let rows = Rows { row_start: &row_start, col: &host_edges.col, group: &group, weights };
-            let (new_col, new_w, counts) = quotient_rows(&rows, k as usize);
-            let weight_ty = weights.map(|(_, ty)| ty);
-            drop(host_edges);
-            let quotient_s = clock.lap();
-            // The quotient is never larger than the graph, so every buffer is reused (no allocation, and on a GPU
-            // no `cuMemAlloc`/`cuMemFree` per array and level): only the first elements are rewritten, and the
-            // sizes in the context say how many count.
-            dev.write(&mut mem.row_start, 8, 0, &counts)?;
-            dev.write_u32(&mut mem.col, 0, &new_col)?;
-            if let (Some(buf), Some(ty)) = (&mut mem.weights, weight_ty) {
-                dev.write(buf, ty.size(), 0, &new_w)?;
-            }
-            // The host keeps the new edges only where it builds quotients (a device that declined this one,
-            // for lack of memory, reads the graph back next time).
-            if !dev.builds_quotients() {
-                edges = Some(HostEdges { col: Shared::from(new_col), weights: weight_ty.map(|_| Shared::from(new_w)) });
-            }
-            (counts, quotient_s, clock.lap())
+            let (counts, new_edges, quotient_s) = on_host(dev, mem, weight_ty, &row_start, host_edges, &group, k)?;
+            // The host keeps the new edges only where it builds quotients (a device that declined this one, for
+            // lack of memory, reads the graph back next time).
+            edges = (!dev.builds_quotients()).then_some(new_edges);
+            (counts, quotient_s, clock.lap() - quotient_s)
         }
     };
     drop(row_start);
@@ -161,6 +120,72 @@ pub(crate) fn contract<D: Device>(
         reset: clock.lap(),
         on_device: built_on_device,
     })
+}
+
+/// The quotient built by the device ([`Device::quotient`]) from the groups of the current graph (its row offsets
+/// `row_start`), and checked against the host's under [`CHECK_QUOTIENTS`]: the new row offsets, or `None` where
+/// the device declined.
+fn on_device<D: Device>(
+    dev: &mut D,
+    mem: &mut Memory<D::Buffer>,
+    weight_ty: Option<Scalar>,
+    row_start: &[u64],
+    group: &[u32],
+    k: u32,
+) -> Result<Option<Vec<u64>>, RunError> {
+    let tables = table_offsets(row_start, group, k as usize);
+    // Checking the device against the host (tests): the host's quotient of the graph as it is now.
+    let expected = if std::env::var_os(CHECK_QUOTIENTS).is_some() {
+        let old = read_edges(dev, mem, weight_ty)?;
+        let weights = old.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
+        Some(quotient_rows(&Rows { row_start, col: &old.col, group, weights }, k as usize))
+    } else {
+        None
+    };
+    let built = dev.quotient(QuotientJob {
+        row_start: &mut mem.row_start,
+        col: &mut mem.col,
+        weights: mem.weights.as_mut().zip(weight_ty),
+        num_nodes: mem.num_nodes,
+        num_edges: mem.num_edges,
+        group,
+        groups: u64::from(k),
+        tables: &tables,
+        memory_left: mem.memory_left,
+    })?;
+    if let (Some(counts), Some(expected)) = (&built, expected) {
+        check_quotient(dev, mem, weight_ty, counts, expected)?;
+    }
+    Ok(built)
+}
+
+/// The quotient built on the host from `edges` (the current graph's, with its row offsets `row_start`) and written
+/// into the graph's buffers: the new row offsets, the new edges, and the seconds the building took.
+fn on_host<D: Device>(
+    dev: &mut D,
+    mem: &mut Memory<D::Buffer>,
+    weight_ty: Option<Scalar>,
+    row_start: &[u64],
+    edges: HostEdges,
+    group: &[u32],
+    k: u32,
+) -> Result<(Vec<u64>, HostEdges, f64), RunError> {
+    let started = Instant::now();
+    let weights = edges.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
+    let (new_col, new_w, counts) = quotient_rows(&Rows { row_start, col: &edges.col, group, weights }, k as usize);
+    let weight_ty = weights.map(|(_, ty)| ty);
+    drop(edges);
+    let quotient_s = started.elapsed().as_secs_f64();
+    // The quotient is never larger than the graph, so every buffer is reused (no allocation, and on a GPU no
+    // `cuMemAlloc`/`cuMemFree` per array and level): only the first elements are rewritten, and the sizes in the
+    // context say how many count.
+    dev.write(&mut mem.row_start, 8, 0, &counts)?;
+    dev.write_u32(&mut mem.col, 0, &new_col)?;
+    if let (Some(buf), Some(ty)) = (&mut mem.weights, weight_ty) {
+        dev.write(buf, ty.size(), 0, &new_w)?;
+    }
+    let new_edges = HostEdges { col: Shared::from(new_col), weights: weight_ty.map(|_| Shared::from(new_w)) };
+    Ok((counts, new_edges, quotient_s))
 }
 
 /// Set (to anything) in the environment, every quotient a device builds is compared with the host's (rows as

@@ -132,6 +132,9 @@ pub struct QuotientJob<'a, B> {
     pub group: &'a [u32],
     pub groups: u64,
     pub tables: &'a [u64],
+    /// The most bytes the device may allocate for it (what the run's memory limit leaves; `None`: no limit). A
+    /// device that would need more declines, and the host builds the quotient.
+    pub memory_left: Option<u64>,
 }
 
 /// A machine that holds a program's memory and runs its kernels. See the module documentation for the split of

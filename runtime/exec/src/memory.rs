@@ -386,6 +386,9 @@ pub struct Memory<B = Buffer> {
     pub host_graph: Option<HostGraph>,
     /// How long [`Memory::allocate`] spent on each part (`device` is left to the caller).
     pub setup: SetupParts,
+    /// What is left of the device's [`memory_limit`](Device::memory_limit) after the run's arrays (`None`: no
+    /// limit): the most a device may take for a contraction's scratch ([`crate::QuotientJob::memory_left`]).
+    pub memory_left: Option<u64>,
 }
 
 pub use irgc_graph::memory::{available_memory, show_bytes};
@@ -657,6 +660,7 @@ impl<B: DeviceBuffer> Memory<B> {
             origin: None,
             host_graph,
             setup,
+            memory_left: budget.limit.map(|limit| limit.saturating_sub(budget.used)),
         })
     }
 }
