@@ -269,9 +269,11 @@ impl crate::CudaDevice {
             self.quotients = Some(Quotients::load(&self.gpu().ctx)?);
         }
         // Tables the run's memory limit or the GPU cannot hold: the host builds the quotient instead (its own
-        // error, if any, is the one the user sees).
-        let Ok(mut scratch) = self.quotient_scratch(job.group, job.tables, slots, sum, job.memory_left) else {
-            return Ok(None);
+        // error, if any, is the one the user sees). Any other failure is the GPU's, and ends the run.
+        let mut scratch = match self.quotient_scratch(job.group, job.tables, slots, sum, job.memory_left) {
+            Ok(s) => s,
+            Err(RunError::Memory(_)) => return Ok(None),
+            Err(e) => return Err(e),
         };
         let weight_addr = job.weights.as_ref().map_or(0, |(b, _)| b.address());
         let index = Sum::ALL.iter().position(|&s| s == sum).unwrap_or(0);
