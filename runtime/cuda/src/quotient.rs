@@ -27,7 +27,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaFunction, CudaModule, LaunchConfig};
 use cudarc::nvrtc::Ptx;
 use irgc_artifact::Scalar;
-use irgc_runtime::{DeviceBuffer, QuotientJob, RunError};
+use irgc_runtime::{Device, DeviceBuffer, QuotientJob, RunError};
 
 use crate::driver::{self, GpuBuffer};
 use crate::error::describe;
@@ -296,7 +296,7 @@ impl crate::CudaDevice {
         ];
         self.launch_runtime(&insert, "irgc_quotient_insert", &insert_args, job.num_edges)?;
         // The new row offsets: the groups' distinct destinations, summed.
-        let per_group = irgc_runtime::Device::read_u32(self, &scratch.counts, 0, k)?;
+        let per_group = Device::read_u32(self, &scratch.counts, 0, k)?;
         let mut row_start = Vec::with_capacity(per_group.len() + 1);
         let mut end = 0u64;
         row_start.push(0);
@@ -304,8 +304,8 @@ impl crate::CudaDevice {
             end += u64::from(c);
             row_start.push(end);
         }
-        irgc_runtime::Device::write(self, job.row_start, 8, 0, &row_start)?;
-        self.zero(&mut scratch.counts, k as usize * 4)?;
+        Device::write(self, job.row_start, 8, 0, &row_start)?;
+        Device::fill(self, &mut scratch.counts, 4, k, 0)?;
         let compact_args = [
             scratch.keys.address(),
             scratch.sums.address(),
@@ -362,20 +362,12 @@ impl crate::CudaDevice {
         };
         self.write_bytes(&mut scratch.group, 0, bytemuck::cast_slice(group))?;
         self.write_bytes(&mut scratch.tables, 0, bytemuck::cast_slice(tables))?;
-        self.zero(&mut scratch.keys, slots * 4)?;
-        self.zero(&mut scratch.sums, slots * sum.size())?;
-        self.zero(&mut scratch.counts, tables.len() * 4)?;
-        Ok(scratch)
-    }
-
-    /// Zeroes the first `bytes` of `buf`, in stream order.
-    fn zero(&mut self, buf: &mut GpuBuffer, bytes: usize) -> Result<(), RunError> {
-        if bytes == 0 {
-            return Ok(());
+        Device::fill(self, &mut scratch.keys, 4, slots as u64, 0)?;
+        if sum.size() > 0 {
+            Device::fill(self, &mut scratch.sums, sum.size(), slots as u64, 0)?;
         }
-        let stream = self.gpu().stream.clone();
-        driver::memset_d8(&stream, buf, 0, bytes, 0)
-            .map_err(|e| crate::error::device_error("cannot clear the quotient's scratch", e))
+        Device::fill(self, &mut scratch.counts, 4, tables.len() as u64, 0)?;
+        Ok(scratch)
     }
 
     /// Launches one of the runtime's kernels over `size` items (grid-stride, at most [`BLOCKS_PER_SM`] blocks per

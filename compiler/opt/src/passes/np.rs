@@ -62,18 +62,17 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     let loops = |s: &DeviceStmt| {
         matches!(s.kind, StmtKind::For { .. } | StmtKind::Loop { .. } | StmtKind::Op(DeviceOp::ForAll { .. }))
     };
-    let store_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, stores)).collect();
-    let loop_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, loops)).collect();
     let fn_names: Vec<String> = m.functions.iter().map(|(_, f)| f.name.clone()).collect();
     let global_names: Vec<String> = m.globals.iter().map(|(_, g)| format!("@{}", g.name)).collect();
     let names = Names { functions: &fn_names, globals: &global_names };
     let mut changed = 0;
     // Writes of any kind (stores, atomics, pushes, barriers), for the early-return rewrite and loops that stop.
     let writes = |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_or_waits());
-    let write_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, writes)).collect();
+    let per_fn = |has: &dyn Fn(&DeviceStmt) -> bool| (0..m.functions.len()).map(|i| function_has(m, i, has)).collect();
+    let fns = FnFacts { stores: per_fn(&stores), loops: per_fn(&loops), writes: per_fn(&writes) };
     for (_, f) in m.functions.iter_mut() {
         let what = format!("function `{}`", f.name);
-        exits_to_or(&mut f.body, &store_fns, &loop_fns, &write_fns, names, &what, remarks);
+        exits_to_or(&mut f.body, &fns, names, &what, remarks);
     }
     for (_, k) in m.kernels.iter_mut() {
         let what = format!("kernel `{}`", k.name);
@@ -83,18 +82,9 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
             continue;
         };
         let mut sweep = std::mem::take(sweep);
-        let mut cx = Cx {
-            body: &k.body,
-            mentions,
-            store_fns: &store_fns,
-            loop_fns: &loop_fns,
-            write_fns: &write_fns,
-            names,
-            what: &what,
-            remarks,
-        };
+        let mut cx = Cx { body: &k.body, mentions, fns: &fns, names, what: &what, remarks };
         changed += cx.block(&mut sweep, true);
-        if let Some(at) = serial_loop(&sweep, &loop_fns) {
+        if let Some(at) = serial_loop(&sweep, &fns.loops) {
             if demote(&mut sweep) > 0 {
                 let msg = "its block-scheduled loops use the warp schedule instead: the sweep also runs a serial \
                            loop, and the block would wait at every barrier for its slowest thread";
@@ -109,16 +99,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
         let what = format!("function `{}`", f.name);
         let mentions = mentions(&f.body, &f.body.block);
         let mut block = std::mem::take(&mut f.body.block);
-        let mut cx = Cx {
-            body: &f.body,
-            mentions,
-            store_fns: &store_fns,
-            loop_fns: &loop_fns,
-            write_fns: &write_fns,
-            names,
-            what: &what,
-            remarks,
-        };
+        let mut cx = Cx { body: &f.body, mentions, fns: &fns, names, what: &what, remarks };
         changed += cx.block(&mut block, false);
         f.body.block = block;
     }
@@ -181,14 +162,20 @@ struct Cx<'a> {
     body: &'a DeviceBody,
     /// How often the whole body mentions each local (see [`mentions`]), taken before any rewrite.
     mentions: BTreeMap<Handle<Local>, usize>,
-    store_fns: &'a [bool],
-    /// Per function: whether it runs a loop (a call of one is a serial loop where it stays in its thread).
-    loop_fns: &'a [bool],
-    /// Per function: whether it writes memory or waits at a barrier (transitively).
-    write_fns: &'a [bool],
+    fns: &'a FnFacts,
     names: Names<'a>,
     what: &'a str,
     remarks: &'a mut Vec<Remark>,
+}
+
+/// What the pass asks of a call, per function (by index), each through the functions it calls in turn.
+struct FnFacts {
+    /// Whether it stores to memory.
+    stores: Vec<bool>,
+    /// Whether it runs a loop (a call of one is a serial loop where it stays in its thread).
+    loops: Vec<bool>,
+    /// Whether it writes memory or waits at a barrier.
+    writes: Vec<bool>,
 }
 
 impl Cx<'_> {
@@ -231,7 +218,7 @@ impl Cx<'_> {
                     // find walk): that is how they were measured.
                     let uneven = schedule == Schedule::Block
                         && !combine.is_empty()
-                        && serial_loop(body, self.loop_fns).is_some();
+                        && serial_loop(body, &self.fns.loops).is_some();
                     let schedule = if uneven { Schedule::Warp } else { schedule };
                     let (schedule, level) = self.fine(schedule, &combine, body);
                     let name = self.body.locals[*var].name.clone();
@@ -288,7 +275,7 @@ impl Cx<'_> {
         for s in body {
             s.visit(&mut |s| {
                 blocked |= match &s.kind {
-                    StmtKind::Op(DeviceOp::Call { function, .. }) => self.write_fns[function.index()],
+                    StmtKind::Op(DeviceOp::Call { function, .. }) => self.fns.writes[function.index()],
                     StmtKind::Op(op) => op.writes_or_waits(),
                     _ => false,
                 };
@@ -312,7 +299,7 @@ impl Cx<'_> {
         }
         if !combine.is_empty() {
             (schedule, " (short ranges stay in their threads: combined locals)")
-        } else if serial_loop(body, self.loop_fns).is_some() {
+        } else if serial_loop(body, &self.fns.loops).is_some() {
             (schedule, " (short ranges stay in their threads: the body runs a serial loop)")
         } else {
             (Schedule::Fine, ", short ranges iteration by iteration (`fine`)")
@@ -329,7 +316,7 @@ impl Cx<'_> {
         let local = |l: Handle<Local>| b.locals[l].name.clone();
         let mut facts = Facts::default();
         facts.collect(b, body, 0)?;
-        if let Some(f) = facts.calls.iter().find(|&&f| self.store_fns[f]) {
+        if let Some(f) = facts.calls.iter().find(|&&f| self.fns.stores[f]) {
             return Err(format!("it calls `{}`, which writes arrays", self.names.functions[*f]));
         }
         // Locals: private to an iteration, or combined. A local the body mentions more often than the loop does

@@ -2,7 +2,7 @@
 //! writes nothing is rewritten to run every iteration and combine *whether* one would have returned, so that it
 //! qualifies for a schedule ([`exits_to_or`]).
 
-use super::{mentions, Cx, Names};
+use super::{mentions, Cx, FnFacts, Names};
 use crate::Remark;
 use irgc_front::ir::arena::Arena;
 use irgc_front::ir::{
@@ -22,15 +22,13 @@ type Path = Vec<(usize, usize)>;
 /// rewritten loop qualifies: elsewhere the early exit is kept (it is what makes a serial loop cheap).
 pub(super) fn exits_to_or(
     body: &mut DeviceBody,
-    store_fns: &[bool],
-    loop_fns: &[bool],
-    write_fns: &[bool],
+    fns: &FnFacts,
     names: Names<'_>,
     what: &str,
     remarks: &mut Vec<Remark>,
 ) {
     let mut paths = Vec::new();
-    exiting_loops(&body.exprs, &body.block, write_fns, &mut Vec::new(), &mut paths);
+    exiting_loops(&body.exprs, &body.block, &fns.writes, &mut Vec::new(), &mut paths);
     for at in 0..paths.len() {
         let path = paths[at].clone();
         let mut new = body.clone();
@@ -39,7 +37,7 @@ pub(super) fn exits_to_or(
         let StmtKind::For { body: lb, .. } = &block[i + 1].kind else { continue };
         let lb = lb.clone();
         let mentions = mentions(&new, &new.block);
-        let cx = Cx { body: &new, mentions, store_fns, loop_fns, write_fns, names, what, remarks: &mut Vec::new() };
+        let cx = Cx { body: &new, mentions, fns, names, what, remarks: &mut Vec::new() };
         if cx.parallel(var, &lb).is_err() {
             continue;
         }
