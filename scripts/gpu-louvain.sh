@@ -34,9 +34,11 @@ node label: node;
 node deg: u64;
 node wsum: $sum;
 node low: node;
+node strays: u32;
 output deg;
 output wsum;
 output low;
+output strays;
 kernel hashed(div: u32) {
     forall v in G.nodes { label[v] = ((((v as u32) * 2654435761u32) >> 8) % (G.num_nodes as u32 / div + 1u32)) as node; }
 }
@@ -45,7 +47,13 @@ kernel measure() {
         deg[v] = G.degree(v) as u64;
         var s: $sum = 0 as $sum;
         var l: node = inf;
-        for e in G.edges(v) { s += $w; l = min(l, G.dst(e)); }
+        var away: u32 = 0;
+        for e in G.edges(v) {
+            s += $w;
+            l = min(l, G.dst(e));
+            if G.src(e) != v { away += 1u32; }
+        }
+        strays[v] = away;
         wsum[v] = s;
         low[v] = l;
     }
@@ -60,6 +68,14 @@ EOF
     echo "G.contract, $t weights: DIFFERS"; grep -i error "$tmp/log_$t.txt"; status=1
   fi
 done
+# A label that is no node: the same error on both backends, naming the node and its label.
+sed 's/^plan {.*/kernel spoil() { forall v in G.nodes { if v == 7 as node { label[v] = (G.num_nodes as u32 + 5u32) as node; } } }\
+plan { hashed(3u32); G.contract(label); hashed(5u32); spoil(); G.contract(label); measure(); }/' \
+  "$tmp/contract_none.irg" >"$tmp/bad.irg"
+cpu=$("$IRGC" run "$tmp/bad.irg" --graph "$tmp/rmat.gr" 2>&1 | grep -o "node #.*")
+gpu=$("$IRGC" run "$tmp/bad.irg" --graph "$tmp/rmat.gr" --backend cuda 2>&1 | grep -o "node #.*")
+if [ -n "$cpu" ] && [ "$cpu" = "$gpu" ]; then echo "G.contract, a bad label: the same error on the GPU: $gpu"; else
+  echo "G.contract, a bad label: CPU '$cpu', GPU '$gpu'"; status=1; fi
 # shellcheck disable=SC2086
 gen_graphs "$DIR" $GRAPHS || exit 1
 for g in $GRAPHS; do

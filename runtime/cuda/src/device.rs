@@ -190,8 +190,8 @@ pub struct CudaDevice {
     /// Whether the PTX was compiled with bounds checks (`--check-bounds`): the runtime then reads the bounds
     /// report after every launch.
     check_bounds: bool,
-    /// The runtime's `G.contract` kernels and their scratch, loaded when the run first contracts (`quotient.rs`).
-    pub(crate) quotients: Option<crate::quotient::Quotients>,
+    /// The runtime's `G.contract` kernels and their scratch, loaded when the run first contracts (`contract.rs`).
+    pub(crate) contraction: Option<crate::contract::ContractKernels>,
     _module: Arc<CudaModule>,
 }
 
@@ -292,7 +292,7 @@ impl CudaDevice {
             memory_limit,
             transfers: Transfers::default(),
             check_bounds: false,
-            quotients: None,
+            contraction: None,
             _module: module,
         })
     }
@@ -601,8 +601,11 @@ impl Device for CudaDevice {
         true
     }
 
-    fn quotient(&mut self, job: irgc_runtime::QuotientJob<'_, GpuBuffer>) -> Result<Option<Vec<u64>>, RunError> {
-        self.build_quotient(job)
+    fn contract(
+        &mut self,
+        job: irgc_runtime::ContractJob<'_, GpuBuffer>,
+    ) -> Result<irgc_runtime::Contracted, RunError> {
+        self.contract_on_gpu(job)
     }
 
     fn run_pipe(&mut self, run: PipeRun<'_>, ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {

@@ -4,8 +4,8 @@
 //! The plan interpreter, the worklist protocol and the statistics are `irgc-runtime`'s, shared with the CPU; this
 //! crate is the [`irgc_runtime::Device`] for a GPU ([`CudaDevice`]): device buffers, the kernel context table in
 //! device memory (the changed slots copied before each launch, `slots.rs`), launch shapes (`shape.rs`), fills
-//! with the driver's memsets (`pack.rs`), `G.contract`'s quotient built by the runtime's own kernels
-//! (`quotient.rs`), reductions through the context's reduction slot, and CUDA-event timing.
+//! with the driver's memsets (`pack.rs`), `G.contract` done by the runtime's own kernels
+//! (`contract.rs`: `groups.rs`, `scan.rs`, `quotient.rs`, written as PTX by `runtime_ptx.rs`), reductions through the context's reduction slot, and CUDA-event timing.
 //!
 //! The driver library is loaded at run time (cudarc's `dynamic-loading`), so one binary builds without CUDA and
 //! runs wherever a driver is; [`Gpu::open`] says clearly when there is none. A run:
@@ -26,24 +26,28 @@
 const _: () = assert!(cfg!(target_endian = "little"), "the CUDA runtime assumes a little-endian host");
 
 mod arch;
+mod contract;
 mod device;
 #[allow(unsafe_code)] // The raw driver calls; see the module documentation.
 mod driver;
 mod error;
 mod gpu;
+mod groups;
 mod nccl;
 mod pack;
 mod quotient;
+mod runtime_ptx;
+mod scan;
 mod shape;
 mod slots;
 
 pub use arch::{arch_for, detect_arch};
+pub use contract::contract_ptx;
 pub use device::{CudaDevice, Transfers};
 pub use driver::{driver_present, GpuBuffer};
 pub use error::{describe, CudaError};
 pub use gpu::Gpu;
 pub use nccl::{find_nccl_library, nccl_loadable, nccl_version, NcclDevices, NcclLink};
 pub use pack::{fill_plan, pack, unpack, Fill};
-pub use quotient::quotient_ptx;
 pub use shape::{block_threads, launch_shape, LaunchShape, FORALL_BLOCK};
 pub use slots::{SlotTable, Upload};

@@ -7,27 +7,26 @@
 //! integers, rounded for floats), and a group's inner edges become one self loop carrying their total. Without
 //! weights, parallel edges are merged into one.
 //!
-//! The labels come back to the host, which numbers the groups. A device that builds quotients (a GPU:
-//! [`Device::quotient`], `irgc-cuda`'s `quotient.rs`) then builds the new graph in its own buffers from the group
-//! numbers and each group's hash-table offsets, which the host computes from the row offsets it keeps; its rows are
-//! in no particular order, and parallel edges' float weights summed in any order. Otherwise (the CPU, or a GPU
-//! without the memory for the tables) the host builds it and writes it into the old graph's buffers (on the CPU
-//! "device" memory is host memory, so nothing moves): a counting sort of the nodes by group and one walk over each
-//! group's edges (groups in parallel batches), merging them by destination group as it goes, rows sorted. Either
-//! way the graph is not read back: a contracting plan's memory keeps what the host needs of it
-//! ([`Memory::host_graph`]: the input's arrays, then each quotient's), because reading a large graph back cost more
-//! than building the quotient (rgg22 on an H100: 766 of 931 ms); kron22's first host quotient on an H200's host
-//! took 1.0 s and its upload 0.2 s, which the device's quotient saves.
+//! A device that contracts (a GPU: [`Device::contract`], `irgc-cuda`'s `contract.rs`) does it all in its own
+//! memory — numbering the groups, building the new graph in its buffers, keeping each input node's node — and
+//! returns only the counts; its rows are in no particular order, and parallel edges' float weights summed in any
+//! order. Otherwise (the CPU, or a GPU without the memory for its scratch) the labels come back to the host, which
+//! numbers the groups, builds the quotient and writes it into the old graph's buffers (on the CPU "device" memory
+//! is host memory, so nothing moves): a counting sort of the nodes by group and one walk over each group's edges
+//! (groups in parallel batches), merging them by destination group as it goes, rows sorted. The graph is not read
+//! back where the host has it: a contracting plan's memory keeps the input's arrays ([`Memory::host_graph`]),
+//! then each host-built quotient's, because reading a large graph back cost more than building the quotient
+//! (rgg22 on an H100: 766 of 931 ms).
 //!
-//! The run keeps, on the host, each original node's group in the current graph ([`Memory::origin`]), so outputs
-//! are still written per node of the input file: see [`crate::output`].
+//! The run keeps each original node's group in the current graph ([`Memory::origin`] on the host, or on the
+//! device that contracted), so outputs are still written per node of the input file: see [`crate::output`].
 
 use irgc_artifact::Scalar;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::device::{Device, QuotientJob};
+use crate::device::{ContractJob, Contracted, Device};
 use crate::error::RunError;
 use crate::eval::{from_f64, to_f64};
 use crate::memory::{GlobalShape, HostEdges, HostGraph, Memory};
@@ -45,47 +44,40 @@ pub(crate) fn contract<D: Device>(
 ) -> Result<ContractPhases, RunError> {
     let mut clock = Clock(Instant::now());
     let n = mem.num_nodes;
-    let g = mem.globals.get(label).ok_or_else(|| RunError::plan(format!("`G.contract` by missing array #{label}")))?;
-    let name = g.name.clone();
-    let labels = dev.read_u32(&g.buf, 0, n)?;
+    let name = mem
+        .globals
+        .get(label)
+        .ok_or_else(|| RunError::plan(format!("`G.contract` by missing array #{label}")))?
+        .name
+        .clone();
+    if dev.builds_quotients() {
+        if let Some(phases) = on_device(dev, mem, label, weight_ty, &name, &mut clock)? {
+            return Ok(phases);
+        }
+    }
+    // The host's turn: each input node's node comes to the host if the device kept it.
+    if let Some((buf, inputs)) = mem.device_origin.take() {
+        mem.origin = Some(dev.read_u32(&buf, 0, inputs)?);
+    }
+    let labels = dev.read_u32(&mem.globals[label].buf, 0, n)?;
     if let Some(v) = labels.par_iter().position_first(|&l| u64::from(l) >= n) {
-        return Err(RunError::plan(format!(
-            "`G.contract({name})`: node #{v}'s group is {}, which is not a node (the graph has {n}); every node must \
-             be labelled with a node of its group",
-            labels[v]
-        )));
+        return Err(bad_label(&name, v as u64, labels[v], n));
     }
     let (group, k) = dense_groups(&labels);
     drop(labels);
-    // The graph as the host has it (a contracting plan's memory keeps its offsets, and its edges where the host
-    // builds the quotient), else read back from the device.
+    // The graph as the host has it (a contracting plan's memory keeps it, unless the device contracted last),
+    // else read back from the device.
     let host = mem.host_graph.take();
     let row_start = match &host {
         Some(h) => h.row_start.clone(),
         None => Shared::from(dev.read(&mem.row_start, 8, 0, n + 1)?),
     };
-    let mut edges = host.and_then(|h| h.edges);
-    let labels_s = clock.lap();
-
-    let on_device = if dev.builds_quotients() { on_device(dev, mem, weight_ty, &row_start, &group, k)? } else { None };
-    let built_on_device = on_device.is_some();
-    let (counts, quotient_s, upload_s) = match on_device {
-        Some(counts) => {
-            edges = None;
-            (counts, clock.lap(), 0.0)
-        }
-        None => {
-            let host_edges = match edges.take() {
-                Some(e) => e,
-                None => read_edges(dev, mem, weight_ty)?,
-            };
-            let (counts, new_edges, quotient_s) = on_host(dev, mem, weight_ty, &row_start, host_edges, &group, k)?;
-            // The host keeps the new edges only where it builds quotients (a device that declined this one, for
-            // lack of memory, reads the graph back next time).
-            edges = (!dev.builds_quotients()).then_some(new_edges);
-            (counts, quotient_s, clock.lap() - quotient_s)
-        }
+    let host_edges = match host.and_then(|h| h.edges) {
+        Some(e) => e,
+        None => read_edges(dev, mem, weight_ty)?,
     };
+    let labels_s = clock.lap();
+    let (counts, new_edges, quotient_s) = on_host(dev, mem, weight_ty, &row_start, host_edges, &group, k)?;
     drop(row_start);
     let new_m = counts.last().copied().unwrap_or(0);
     mem.max_degree = counts.par_windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
@@ -93,22 +85,12 @@ pub(crate) fn contract<D: Device>(
         // Each edge's source group (only for a program that reads `G.src`).
         dev.write_u32(buf, 0, &edge_sources(&counts))?;
     }
-    let upload_s = upload_s + clock.lap();
+    let upload_s = clock.lap() - quotient_s;
+    // The host keeps the new graph where the device cannot contract; a device that declined this one (for lack
+    // of memory) may contract the next, and the host reads the graph back if it does not.
+    let edges = (!dev.builds_quotients()).then_some(new_edges);
     mem.host_graph = Some(HostGraph { row_start: Shared::from(counts), edges });
-    mem.num_nodes = k as u64;
-    mem.num_edges = new_m;
-    for g in mem.globals.iter_mut() {
-        let len = match g.shape {
-            GlobalShape::Node => k as u64,
-            GlobalShape::Edge => new_m,
-            GlobalShape::Dense => continue,
-        };
-        dev.fill(&mut g.buf, g.elem.size(), len, 0)?;
-        g.dims = [len, 1];
-    }
-    for w in mem.worklists.iter_mut() {
-        w.count = 0;
-    }
+    reset(dev, mem, u64::from(k), new_m)?;
     mem.origin = Some(match mem.origin.take() {
         None => group,
         Some(origin) => origin.par_iter().map(|&c| group[c as usize]).collect(),
@@ -118,45 +100,117 @@ pub(crate) fn contract<D: Device>(
         quotient: quotient_s,
         upload: upload_s,
         reset: clock.lap(),
-        on_device: built_on_device,
+        on_device: false,
     })
 }
 
-/// The quotient built by the device ([`Device::quotient`]) from the groups of the current graph (its row offsets
-/// `row_start`), and checked against the host's under [`CHECK_QUOTIENTS`]: the new row offsets, or `None` where
-/// the device declined.
+/// The error for node `v`'s label `l`, which is no node of the `n`.
+fn bad_label(name: &str, v: u64, l: u32, n: u64) -> RunError {
+    RunError::plan(format!(
+        "`G.contract({name})`: node #{v}'s group is {l}, which is not a node (the graph has {n}); every node must be \
+         labelled with a node of its group"
+    ))
+}
+
+/// The new graph's sizes in `mem`, its node and edge arrays zeroed (their first elements, now the whole array)
+/// and its worklists emptied.
+fn reset<D: Device>(dev: &mut D, mem: &mut Memory<D::Buffer>, k: u64, new_m: u64) -> Result<(), RunError> {
+    mem.num_nodes = k;
+    mem.num_edges = new_m;
+    for g in mem.globals.iter_mut() {
+        let len = match g.shape {
+            GlobalShape::Node => k,
+            GlobalShape::Edge => new_m,
+            GlobalShape::Dense => continue,
+        };
+        dev.fill(&mut g.buf, g.elem.size(), len, 0)?;
+        g.dims = [len, 1];
+    }
+    for w in mem.worklists.iter_mut() {
+        w.count = 0;
+    }
+    Ok(())
+}
+
+/// The contraction done by the device ([`Device::contract`]), and checked against the host's under
+/// [`CHECK_QUOTIENTS`]: its phases, or `None` where the device declined (nothing changed).
 fn on_device<D: Device>(
     dev: &mut D,
     mem: &mut Memory<D::Buffer>,
+    label: usize,
     weight_ty: Option<Scalar>,
-    row_start: &[u64],
-    group: &[u32],
-    k: u32,
-) -> Result<Option<Vec<u64>>, RunError> {
-    let tables = table_offsets(row_start, group, k as usize);
-    // Checking the device against the host (tests): the host's quotient of the graph as it is now.
+    name: &str,
+    clock: &mut Clock,
+) -> Result<Option<ContractPhases>, RunError> {
+    let n = mem.num_nodes;
+    // Checking the device against the host (tests): the host's numbering and quotient of the graph as it is now.
     let expected = if std::env::var_os(CHECK_QUOTIENTS).is_some() {
-        let old = read_edges(dev, mem, weight_ty)?;
-        let weights = old.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
-        Some(quotient_rows(&Rows { row_start, col: &old.col, group, weights }, k as usize))
+        let labels = dev.read_u32(&mem.globals[label].buf, 0, n)?;
+        if labels.iter().all(|&l| u64::from(l) < n) {
+            let (group, k) = dense_groups(&labels);
+            let row_start = dev.read(&mem.row_start, 8, 0, n + 1)?;
+            let old = read_edges(dev, mem, weight_ty)?;
+            let weights = old.weights.as_ref().map(|w| w.as_slice()).zip(weight_ty);
+            let rows =
+                quotient_rows(&Rows { row_start: &row_start, col: &old.col, group: &group, weights }, k as usize);
+            Some((group, rows))
+        } else {
+            None
+        }
     } else {
         None
     };
-    let built = dev.quotient(QuotientJob {
+    let (mut origin, inputs) = match mem.device_origin.take() {
+        Some((buf, inputs)) => (Some(buf), inputs),
+        None => (None, mem.origin.as_ref().map_or(n, |o| o.len() as u64)),
+    };
+    let done = dev.contract(ContractJob {
+        labels: &mem.globals[label].buf,
         row_start: &mut mem.row_start,
         col: &mut mem.col,
         weights: mem.weights.as_mut().zip(weight_ty),
-        num_nodes: mem.num_nodes,
+        sources: mem.sources.as_mut(),
+        num_nodes: n,
         num_edges: mem.num_edges,
-        group,
-        groups: u64::from(k),
-        tables: &tables,
+        origin: &mut origin,
+        host_origin: mem.origin.as_deref(),
+        input_nodes: inputs,
         memory_left: mem.memory_left,
-    })?;
-    if let (Some(counts), Some(expected)) = (&built, expected) {
-        check_quotient(dev, mem, weight_ty, counts, expected)?;
+        return_groups: expected.is_some(),
+    });
+    mem.device_origin = origin.map(|buf| (buf, inputs));
+    let (k, new_m, max_degree, group, numbering_s) = match done? {
+        Contracted::Declined => return Ok(None),
+        Contracted::BadLabel { node, label } => return Err(bad_label(name, node, label as u32, n)),
+        Contracted::Built { groups, edges, max_degree, group, numbering_s } => {
+            (groups, edges, max_degree, group, numbering_s)
+        }
+    };
+    if let (Some((want, rows)), Some(got)) = (expected, group) {
+        if got != want {
+            let v = got.iter().zip(&want).position(|(a, b)| a != b).unwrap_or(0);
+            return Err(RunError::Device(format!(
+                "{CHECK_QUOTIENTS}: the device put node {v} in group {:?}, the host in {:?}",
+                got.get(v),
+                want.get(v)
+            )));
+        }
+        let counts = dev.read(&mem.row_start, 8, 0, k + 1)?;
+        check_quotient(dev, mem, weight_ty, &counts, rows)?;
     }
-    Ok(built)
+    // The input's nodes are the device's now; the host's copy of the graph is stale.
+    mem.origin = None;
+    mem.host_graph = None;
+    mem.max_degree = max_degree;
+    let total = clock.lap();
+    reset(dev, mem, k, new_m)?;
+    Ok(Some(ContractPhases {
+        labels: numbering_s,
+        quotient: total - numbering_s,
+        upload: 0.0,
+        reset: clock.lap(),
+        on_device: true,
+    }))
 }
 
 /// The quotient built on the host from `edges` (the current graph's, with its row offsets `row_start`) and written
@@ -249,23 +303,6 @@ fn check_quotient<D: Device>(
         }
     }
     Ok(())
-}
-
-/// Where each group's hash table starts in one slot array, for [`Device::quotient`]: two slots per edge of the
-/// group's members (so a table is at most half full however many of them are distinct), `k + 1` offsets.
-fn table_offsets(row_start: &[u64], group: &[u32], k: usize) -> Vec<u64> {
-    let slots: Vec<AtomicU64> = (0..k).into_par_iter().map(|_| AtomicU64::new(0)).collect();
-    group.par_iter().enumerate().for_each(|(v, &g)| {
-        slots[g as usize].fetch_add(2 * (row_start[v + 1] - row_start[v]), Ordering::Relaxed);
-    });
-    let mut offsets = Vec::with_capacity(k + 1);
-    let mut end = 0u64;
-    offsets.push(0);
-    for s in slots {
-        end += s.into_inner();
-        offsets.push(end);
-    }
-    offsets
 }
 
 /// Seconds since the last lap.
@@ -504,14 +541,6 @@ mod tests {
         }
         let want: Vec<u32> = labels.iter().map(|&l| id[l as usize]).collect();
         assert_eq!(super::dense_groups(&labels), (want, k));
-    }
-
-    #[test]
-    fn each_group_gets_two_table_slots_per_edge_of_its_members() {
-        // Degrees 2, 0, 3, 1 in groups 1, 0, 1, 2; group 0 has no edges, so its table is empty.
-        let row_start = [0u64, 2, 2, 5, 6];
-        assert_eq!(table_offsets(&row_start, &[1, 0, 1, 2], 3), vec![0, 0, 10, 12]);
-        assert_eq!(table_offsets(&[0], &[], 0), vec![0]);
     }
 
     #[test]

@@ -118,23 +118,42 @@ impl RoundRecord {
     }
 }
 
-/// `G.contract`'s quotient for a device to build in its own buffers ([`Device::quotient`]): the graph's buffers
-/// (read as the current graph, then overwritten by the quotient's edges), each node's group (dense, `groups` of
-/// them), and where each group's hash table starts in one slot array (`groups + 1` offsets: two slots per edge of
-/// the group's members, so no table is more than half full).
-pub struct QuotientJob<'a, B> {
+/// `G.contract` for a device to do in its own memory ([`Device::contract`]): number the groups of `labels` (a node
+/// array of `u32` nodes of the current graph) in the labels' order, build the quotient in the graph's own buffers,
+/// and keep each input node's node (`origin`) up to date, with nothing but a few counts crossing to the host.
+pub struct ContractJob<'a, B> {
+    pub labels: &'a B,
     pub row_start: &'a mut B,
     pub col: &'a mut B,
     /// The weights and the type they are stored in.
     pub weights: Option<(&'a mut B, irgc_artifact::Scalar)>,
+    /// The edge-source array, rewritten for the quotient (a program that reads `G.src`).
+    pub sources: Option<&'a mut B>,
     pub num_nodes: u64,
     pub num_edges: u64,
-    pub group: &'a [u32],
-    pub groups: u64,
-    pub tables: &'a [u64],
-    /// The most bytes the device may allocate for it (what the run's memory limit leaves; `None`: no limit). A
-    /// device that would need more declines, and the host builds the quotient.
+    /// Each input node's node in the current graph, kept on the device: `None` before the device's first
+    /// contraction, which starts it from `host_origin` (the host's, where it had one: a degree-ordered numbering,
+    /// an earlier contraction on the host) or else from the identity over `input_nodes`.
+    pub origin: &'a mut Option<B>,
+    pub host_origin: Option<&'a [u32]>,
+    pub input_nodes: u64,
+    /// The most bytes the device may allocate for its scratch (what the run's memory limit leaves; `None`: no
+    /// limit). A device that would need more declines, and the host contracts.
     pub memory_left: Option<u64>,
+    /// Also return each current node's group number (what [`crate::contract::CHECK_QUOTIENTS`] compares).
+    pub return_groups: bool,
+}
+
+/// What [`Device::contract`] did.
+pub enum Contracted {
+    /// The quotient is in the graph's buffers: its nodes, edges and largest degree; each old node's group where
+    /// asked for; the seconds the group numbering took.
+    Built { groups: u64, edges: u64, max_degree: u64, group: Option<Vec<u32>>, numbering_s: f64 },
+    /// Not done (this device does not contract, or cannot now: too little memory, a weight type it does not sum);
+    /// nothing changed, and the host contracts.
+    Declined,
+    /// Node `node`'s label `label` is no node of the graph; nothing changed.
+    BadLabel { node: u64, label: u64 },
 }
 
 /// A machine that holds a program's memory and runs its kernels. See the module documentation for the split of
@@ -216,18 +235,16 @@ pub trait Device {
         self.write(buf, 4, start, &elems.iter().map(|&x| u64::from(x)).collect::<Vec<_>>())
     }
 
-    /// Whether [`quotient`](Device::quotient) builds a contraction's quotient on this device, so a contracting
-    /// plan need not keep the graph's edges on the host.
+    /// Whether [`contract`](Device::contract) contracts graphs on this device, so a contracting plan need not
+    /// keep the graph's edges on the host.
     fn builds_quotients(&self) -> bool {
         false
     }
 
-    /// Builds `job`'s quotient in the graph's own buffers and returns its row offsets (`groups + 1`); its rows may
-    /// be in any order, and parallel edges' weights summed in any order. `Ok(None)`: this device does not (the
-    /// default) or cannot now (too little memory for the tables, a weight type it does not sum), and the graph is
-    /// untouched: the host builds it (`crate::contract`).
-    fn quotient(&mut self, _job: QuotientJob<'_, Self::Buffer>) -> Result<Option<Vec<u64>>, RunError> {
-        Ok(None)
+    /// Does `job` (see [`ContractJob`]): the quotient's rows may be in any order, and parallel edges' weights
+    /// summed in any order. The default declines: the host contracts (`crate::contract`).
+    fn contract(&mut self, _job: ContractJob<'_, Self::Buffer>) -> Result<Contracted, RunError> {
+        Ok(Contracted::Declined)
     }
 
     /// Sets elements `0..len` to `bits`.

@@ -380,6 +380,9 @@ pub struct Memory<B = Buffer> {
     pub bounds_report: B,
     /// After `G.contract`: each input node's node in the current graph (`None` while the graph is the input).
     pub origin: Option<Vec<u32>>,
+    /// The same kept by the device that contracted the graph ([`Device::contract`]), and the input's node count;
+    /// at most one of the two is set.
+    pub device_origin: Option<(B, u64)>,
     /// For a plan that contracts its graph: the current graph as the host has it, so that `G.contract` reads only
     /// the labels back (reading a 60 M-edge graph back from a GPU took 766 of a contraction's 931 ms); only its
     /// row offsets where the device builds the quotient ([`Device::builds_quotients`]).
@@ -387,7 +390,7 @@ pub struct Memory<B = Buffer> {
     /// How long [`Memory::allocate`] spent on each part (`device` is left to the caller).
     pub setup: SetupParts,
     /// What is left of the device's [`memory_limit`](Device::memory_limit) after the run's arrays (`None`: no
-    /// limit): the most a device may take for a contraction's scratch ([`crate::QuotientJob::memory_left`]).
+    /// limit): the most a device may take for a contraction's scratch ([`crate::ContractJob::memory_left`]).
     pub memory_left: Option<u64>,
 }
 
@@ -658,6 +661,7 @@ impl<B: DeviceBuffer> Memory<B> {
             worklists,
             bounds_report,
             origin: None,
+            device_origin: None,
             host_graph,
             setup,
             memory_left: budget.limit.map(|limit| limit.saturating_sub(budget.used)),

@@ -147,7 +147,7 @@ pub struct ContractPhases {
     pub upload: f64,
     /// Zeroing the node and edge arrays, emptying the worklists, mapping the input's nodes to their groups.
     pub reset: f64,
-    /// Whether the device built the quotient ([`crate::Device::quotient`]); else the host did.
+    /// Whether the device contracted ([`crate::Device::contract`]); else the host did.
     #[serde(default)]
     pub on_device: bool,
 }

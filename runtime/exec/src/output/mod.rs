@@ -93,8 +93,14 @@ pub(crate) fn read_outputs<D: Device>(
     dev: &D,
     mem: &Memory<D::Buffer>,
 ) -> Result<Vec<OutputData>, RunError> {
-    // After `G.contract`: each current node's smallest input node, what a node value is written as.
-    let representative = mem.origin.as_ref().map(|origin| {
+    // After `G.contract`: each input node's node (from the device that contracted, or the host), and each current
+    // node's smallest input node, what a node value is written as.
+    let from_device = match &mem.device_origin {
+        Some((buf, inputs)) => Some(dev.read_u32(buf, 0, *inputs)?),
+        None => None,
+    };
+    let origin = mem.origin.as_deref().or(from_device.as_deref());
+    let representative = origin.map(|origin| {
         let mut rep = vec![u32::MAX; mem.num_nodes as usize];
         for (v, &c) in origin.iter().enumerate().rev() {
             rep[c as usize] = v as u32;
@@ -127,7 +133,7 @@ pub(crate) fn read_outputs<D: Device>(
                 },
                 values: dev.read(&g.buf, g.elem.size(), 0, g.len())?,
             };
-            match (&mem.origin, &representative) {
+            match (origin, &representative) {
                 (Some(origin), Some(rep)) => in_input_nodes(data, origin, rep),
                 _ => Ok(data),
             }
