@@ -145,10 +145,12 @@ impl crate::CudaDevice {
     ) -> Result<Contracted, RunError> {
         let started = Instant::now();
         let n = job.num_nodes;
-        let origin_bytes = if job.origin.is_none() { job.input_nodes.saturating_mul(4) } else { 0 };
+        // Every byte of scratch counts against the run's limit: what is kept from earlier levels, what is new.
+        let origin_bytes = job.input_nodes.saturating_mul(4);
         if k.nodes.as_ref().is_none_or(|s| s.nodes < n) {
             k.nodes = None;
-            if !fits(node_bytes(n).saturating_add(origin_bytes), job.memory_left) {
+            let slots_held = k.slots.as_ref().map_or(0, |t| t.slots.saturating_mul(4 + t.sum_size as u64));
+            if !fits(node_bytes(n).saturating_add(origin_bytes).saturating_add(slots_held), job.memory_left) {
                 return Ok(Contracted::Declined);
             }
             let words = usize::try_from(n.saturating_add(1).saturating_mul(8)).map_err(|_| too_big())?;
@@ -191,7 +193,8 @@ impl crate::CudaDevice {
         if k.slots.as_ref().is_none_or(|t| t.slots < slots || t.sum_size < sum.size()) {
             k.slots = None;
             let bytes = slots.saturating_mul(4 + sum.size() as u64);
-            if !fits(bytes.saturating_add(origin_bytes), job.memory_left) {
+            let held = node_bytes(s.nodes).saturating_add(origin_bytes);
+            if !fits(bytes.saturating_add(held), job.memory_left) {
                 return Ok(Contracted::Declined);
             }
             let keys = usize::try_from(slots.saturating_mul(4)).map_err(|_| too_big())?;

@@ -140,7 +140,7 @@ pub struct ContractJob<'a, B> {
     /// The most bytes the device may allocate for its scratch (what the run's memory limit leaves; `None`: no
     /// limit). A device that would need more declines, and the host contracts.
     pub memory_left: Option<u64>,
-    /// Also return each current node's group number (what [`crate::contract::CHECK_QUOTIENTS`] compares).
+    /// Also return each current node's group number (what `IRGC_CHECK_QUOTIENTS` compares).
     pub return_groups: bool,
 }
 
