@@ -61,12 +61,16 @@ kernel measure() {
 plan { hashed(3u32); G.contract(label); hashed(5u32); G.contract(label); measure(); }
 EOF
   "$IRGC" run "$tmp/contract_$t.irg" --graph "$tmp/rmat.gr" --out "$tmp/cpu_$t.txt" >/dev/null 2>&1 || status=1
-  if IRGC_CHECK_QUOTIENTS=1 "$IRGC" run "$tmp/contract_$t.irg" --graph "$tmp/rmat.gr" --backend cuda \
-    --out "$tmp/gpu_$t.txt" >"$tmp/log_$t.txt" 2>&1 && cmp -s "$tmp/cpu_$t.txt" "$tmp/gpu_$t.txt"; then
-    echo "G.contract, $t weights: the GPU's quotients equal the host's, and its output the CPU's"
-  else
-    echo "G.contract, $t weights: DIFFERS"; grep -i error "$tmp/log_$t.txt"; status=1
-  fi
+  # Both contractions on the GPU, then each handing over to the host at one of them (IRGC_CONTRACT_ON).
+  for on in dd dh hd; do
+    if IRGC_CHECK_QUOTIENTS=1 IRGC_CONTRACT_ON=$on "$IRGC" run "$tmp/contract_$t.irg" --graph "$tmp/rmat.gr" \
+      --backend cuda --out "$tmp/gpu_$t.txt" >"$tmp/log_$t.txt" 2>&1 && cmp -s "$tmp/cpu_$t.txt" "$tmp/gpu_$t.txt" &&
+      [ "$(grep -c "on the device" "$tmp/log_$t.txt")" = "$(echo $on | tr -cd d | wc -c)" ]; then
+      echo "G.contract, $t weights, contracted $on (d: device, h: host): quotients equal the host's, output the CPU's"
+    else
+      echo "G.contract, $t weights, contracted $on: DIFFERS"; grep -iE "error|contract " "$tmp/log_$t.txt"; status=1
+    fi
+  done
 done
 # A label that is no node: the same error on both backends, naming the node and its label.
 sed 's/^plan {.*/kernel spoil() { forall v in G.nodes { if v == 7 as node { label[v] = (G.num_nodes as u32 + 5u32) as node; } } }\

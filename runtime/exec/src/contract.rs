@@ -50,7 +50,9 @@ pub(crate) fn contract<D: Device>(
         .ok_or_else(|| RunError::plan(format!("`G.contract` by missing array #{label}")))?
         .name
         .clone();
-    if dev.builds_quotients() {
+    let nth = mem.contractions;
+    mem.contractions += 1;
+    if dev.builds_quotients() && forced_place(nth) != Some('h') {
         if let Some(phases) = on_device(dev, mem, label, weight_ty, &name, &mut clock)? {
             return Ok(phases);
         }
@@ -247,6 +249,17 @@ fn on_host<D: Device>(
 /// error: what the GPU tests of `G.contract` run with (`scripts/gpu-louvain.sh`). It reads the graph back, so
 /// timings with it are not representative.
 pub const CHECK_QUOTIENTS: &str = "IRGC_CHECK_QUOTIENTS";
+
+/// Set to a word of `d`s and `h`s, a device that contracts does the run's `i`-th contraction itself for a `d` at
+/// place `i` and leaves it to the host for an `h` (past the word's end, as usual): how the GPU tests make the
+/// device and the host hand over to each other mid-run (each input node's node moving between them), which
+/// otherwise happens only when a GPU runs short of memory for one level.
+pub const CONTRACT_ON: &str = "IRGC_CONTRACT_ON";
+
+/// What [`CONTRACT_ON`] says of the `nth` contraction.
+fn forced_place(nth: usize) -> Option<char> {
+    std::env::var(CONTRACT_ON).ok().and_then(|word| word.chars().nth(nth))
+}
 
 /// The current graph's edges, read back from the device.
 fn read_edges<D: Device>(dev: &D, mem: &Memory<D::Buffer>, weight_ty: Option<Scalar>) -> Result<HostEdges, RunError> {

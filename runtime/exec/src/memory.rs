@@ -383,6 +383,8 @@ pub struct Memory<B = Buffer> {
     /// The same kept by the device that contracted the graph ([`Device::contract`]), and the input's node count;
     /// at most one of the two is set.
     pub device_origin: Option<(B, u64)>,
+    /// How many times the plan has contracted the graph.
+    pub contractions: usize,
     /// For a plan that contracts its graph: the current graph as the host has it, so that `G.contract` reads only
     /// the labels back (reading a 60 M-edge graph back from a GPU took 766 of a contraction's 931 ms); only its
     /// row offsets where the device builds the quotient ([`Device::builds_quotients`]).
@@ -662,6 +664,7 @@ impl<B: DeviceBuffer> Memory<B> {
             bounds_report,
             origin: None,
             device_origin: None,
+            contractions: 0,
             host_graph,
             setup,
             memory_left: budget.limit.map(|limit| limit.saturating_sub(budget.used)),
