@@ -344,7 +344,7 @@ impl CudaDevice {
         }
     }
 
-    pub(crate) fn write_bytes(&mut self, buf: &mut GpuBuffer, offset: usize, bytes: &[u8]) -> Result<(), RunError> {
+    fn write_bytes(&mut self, buf: &mut GpuBuffer, offset: usize, bytes: &[u8]) -> Result<(), RunError> {
         copy_to(&self.gpu.stream, buf, offset, bytes)
     }
 
@@ -597,7 +597,7 @@ impl Device for CudaDevice {
         self.wait("a kernel failed on the GPU")
     }
 
-    fn builds_quotients(&self) -> bool {
+    fn contracts_on_device(&self) -> bool {
         true
     }
 

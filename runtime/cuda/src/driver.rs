@@ -209,7 +209,7 @@ pub fn launch(
     unsafe { args.launch(cfg) }.map(|_| ())
 }
 
-/// Launches one of the runtime's own kernels (`quotient.rs`), `f(args...)`, every parameter a `u64` (device
+/// Launches one of the runtime's own kernels (`runtime_ptx.rs`), `f(args...)`, every parameter a `u64` (device
 /// addresses and counts), on `stream` with the shape `cfg`.
 pub fn launch_with_words(
     stream: &CudaStream,
@@ -221,9 +221,9 @@ pub fn launch_with_words(
     for a in args {
         builder.arg(a);
     }
-    // SAFETY: the runtime's kernels take exactly their `u64` parameters in this order (`quotient.rs` passes one
-    // word per parameter of the PTX it wrote); the addresses among them are of live buffers of this device, which
-    // the caller keeps until the stream has finished the launch (it waits before dropping them).
+    // SAFETY: the runtime's kernels take exactly their `u64` parameters in this order (`runtime_ptx.rs`'s callers
+    // pass one word per parameter of the PTX they wrote); the addresses among them are of live buffers of this
+    // device, which the caller keeps until the stream has finished the launch (it waits before dropping them).
     unsafe { builder.launch(cfg) }.map(|_| ())
 }
 

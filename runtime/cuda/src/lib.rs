@@ -4,8 +4,9 @@
 //! The plan interpreter, the worklist protocol and the statistics are `irgc-runtime`'s, shared with the CPU; this
 //! crate is the [`irgc_runtime::Device`] for a GPU ([`CudaDevice`]): device buffers, the kernel context table in
 //! device memory (the changed slots copied before each launch, `slots.rs`), launch shapes (`shape.rs`), fills
-//! with the driver's memsets (`pack.rs`), `G.contract` done by the runtime's own kernels
-//! (`contract.rs`: `groups.rs`, `scan.rs`, `quotient.rs`, written as PTX by `runtime_ptx.rs`), reductions through the context's reduction slot, and CUDA-event timing.
+//! with the driver's memsets (`pack.rs`), `G.contract` done by the runtime's own kernels (`contract.rs`:
+//! `groups.rs`, `scan.rs`, `quotient.rs`, written as PTX by `runtime_ptx.rs`), reductions through the context's
+//! reduction slot, and CUDA-event timing.
 //!
 //! The driver library is loaded at run time (cudarc's `dynamic-loading`), so one binary builds without CUDA and
 //! runs wherever a driver is; [`Gpu::open`] says clearly when there is none. A run:

@@ -52,7 +52,7 @@ pub(crate) fn contract<D: Device>(
         .clone();
     let nth = mem.contractions;
     mem.contractions += 1;
-    if dev.builds_quotients() && forced_place(nth) != Some('h') {
+    if dev.contracts_on_device() && forced_place(nth) != Some('h') {
         if let Some(phases) = on_device(dev, mem, label, weight_ty, &name, &mut clock)? {
             return Ok(phases);
         }
@@ -90,7 +90,7 @@ pub(crate) fn contract<D: Device>(
     let upload_s = clock.lap() - quotient_s;
     // The host keeps the new graph where the device cannot contract; a device that declined this one (for lack
     // of memory) may contract the next, and the host reads the graph back if it does not.
-    let edges = (!dev.builds_quotients()).then_some(new_edges);
+    let edges = (!dev.contracts_on_device()).then_some(new_edges);
     mem.host_graph = Some(HostGraph { row_start: Shared::from(counts), edges });
     reset(dev, mem, u64::from(k), new_m)?;
     mem.origin = Some(match mem.origin.take() {

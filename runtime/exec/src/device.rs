@@ -235,9 +235,9 @@ pub trait Device {
         self.write(buf, 4, start, &elems.iter().map(|&x| u64::from(x)).collect::<Vec<_>>())
     }
 
-    /// Whether [`contract`](Device::contract) contracts graphs on this device, so a contracting plan need not
-    /// keep the graph's edges on the host.
-    fn builds_quotients(&self) -> bool {
+    /// Whether [`contract`](Device::contract) contracts graphs on this device (it may still decline one), so a
+    /// contracting plan need not keep the graph's edges on the host.
+    fn contracts_on_device(&self) -> bool {
         false
     }
 

@@ -387,7 +387,7 @@ pub struct Memory<B = Buffer> {
     pub contractions: usize,
     /// For a plan that contracts its graph: the current graph as the host has it, so that `G.contract` reads only
     /// the labels back (reading a 60 M-edge graph back from a GPU took 766 of a contraction's 931 ms); only its
-    /// row offsets where the device builds the quotient ([`Device::builds_quotients`]).
+    /// row offsets where the device contracts ([`Device::contracts_on_device`]).
     pub host_graph: Option<HostGraph>,
     /// How long [`Memory::allocate`] spent on each part (`device` is left to the caller).
     pub setup: SetupParts,
@@ -532,8 +532,9 @@ impl<B: DeviceBuffer> Memory<B> {
 
         let weight_ty = artifact.graph.as_ref().and_then(|g| g.weight);
         let contracts = artifact.plan.contracts();
-        // The host keeps the edges for its own quotient; a device that builds quotients needs only the offsets.
-        let keeps_edges = contracts && !dev.builds_quotients();
+        // The host keeps the edges for its own quotient; where the device contracts, only the offsets (for a
+        // contraction it declines).
+        let keeps_edges = contracts && !dev.contracts_on_device();
         let mut host_weights = None;
         let weights = match weight_ty {
             None => None,

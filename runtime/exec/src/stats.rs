@@ -139,7 +139,7 @@ pub struct Contraction {
 /// The parts of one contraction's time, in seconds: what a faster contraction has to cut.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ContractPhases {
-    /// Reading the labels back and numbering the groups.
+    /// Numbering the groups (on the host: reading the labels back first).
     pub labels: f64,
     /// Building the quotient's rows: on the device (its hash tables' offsets, kernels, row offsets) or the host.
     pub quotient: f64,
