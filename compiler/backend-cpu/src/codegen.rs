@@ -164,6 +164,7 @@ impl<'m> Gen<'m> {
             edge_walk: None,
             reads_sources: false,
             push_buffers: Vec::new(),
+            wait: None,
         };
         let results = build(&mut lw, &params)?;
         self.reads_sources |= lw.reads_sources;

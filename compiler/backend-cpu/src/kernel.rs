@@ -168,6 +168,14 @@ impl Lower<'_, '_> {
             self.reduction = Some((op, ty, acc));
         }
         self.open_push_buffers(&pushed);
+        if k.waits() {
+            let Some(DeviceOp::ForAll { vars, space, body, .. }) = top_level(k) else {
+                return self.malformed("a kernel that waits outside a `forall` sweep");
+            };
+            let waiting = self.waiting_sweep(space, vars, body, lo, hi)?;
+            self.close_push_buffers()?;
+            return Ok(waiting);
+        }
         match top_level(k) {
             Some(DeviceOp::ForAll { vars, space: Space::Edges, body, .. })
                 if vars.len() == 1 && !body.iter().any(|s| writes(s, vars[0])) =>
@@ -198,6 +206,76 @@ impl Lower<'_, '_> {
             }
             None => self.b.ins().iconst(t::I64, 0),
         })
+    }
+
+    /// Iterations `lo..hi` of a sweep that waits (`wait;`): passes over the chunk, each running the items whose
+    /// byte in the wait flags ([`Layout::wait_flags`]) is still 0 and setting it for those that ran to their end,
+    /// while the last pass finished an item and some item still waits. Returns how many still wait: items of
+    /// other chunks they wait for may not have run yet, so the runtime runs this chunk again after the others
+    /// (`irgc_runtime`'s CPU device), until every chunk returns 0. Plain loads do: x86 keeps them in order, and
+    /// no load is kept across a pass (Cranelift moves none out of a loop: the array loads are not `can_move`).
+    fn waiting_sweep(
+        &mut self,
+        space: &Space,
+        vars: &[Handle<Local>],
+        body: &[DeviceStmt],
+        lo: Value,
+        hi: Value,
+    ) -> Result<Value, CpuError> {
+        let ctx = self.ctx;
+        let sp = self.prepare_space(space)?;
+        let flags = abi::slot(&mut self.b, ctx, self.layout.wait_flags());
+        let (waiting, finished, waited) =
+            (self.b.declare_var(t::I64), self.b.declare_var(t::I8), self.b.declare_var(t::I8));
+        let (pass, after) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().jump(pass, &[]);
+        self.b.switch_to_block(pass);
+        let zero = self.b.ins().iconst(t::I64, 0);
+        self.b.def_var(waiting, zero);
+        let no = self.b.ins().iconst(t::I8, 0);
+        self.b.def_var(finished, no);
+        self.counted_loop(lo, hi, false, false, |me, i| {
+            let at = abi::element(&mut me.b, flags, i, Scalar::Bool);
+            let flag = me.b.ins().load(t::I8, abi::flags(), at, 0);
+            let open = me.b.ins().icmp_imm_u(IntCC::Equal, flag, 0);
+            let (run, end, next) = (me.b.create_block(), me.b.create_block(), me.b.create_block());
+            me.b.ins().brif(open, run, &[], next, &[]);
+            me.b.switch_to_block(run);
+            let no = me.b.ins().iconst(t::I8, 0);
+            me.b.def_var(waited, no);
+            me.bind_space(&sp, vars, i)?;
+            let outer = me.wait.replace((waited, end));
+            let r = me.block(body);
+            me.wait = outer;
+            r?;
+            me.b.ins().jump(end, &[]);
+            me.b.switch_to_block(end);
+            let w = me.b.use_var(waited);
+            me.if_else(
+                w,
+                |me| {
+                    let n = me.b.use_var(waiting);
+                    let n = me.b.ins().iadd_imm_s(n, 1);
+                    me.b.def_var(waiting, n);
+                    Ok(())
+                },
+                |me| {
+                    let one = me.b.ins().iconst(t::I8, 1);
+                    me.b.ins().store(abi::flags(), one, at, 0);
+                    me.b.def_var(finished, one);
+                    Ok(())
+                },
+            )?;
+            me.b.ins().jump(next, &[]);
+            me.b.switch_to_block(next);
+            Ok(())
+        })?;
+        let (n, f) = (self.b.use_var(waiting), self.b.use_var(finished));
+        let some = self.b.ins().icmp_imm_u(IntCC::NotEqual, n, 0);
+        let again = self.b.ins().band(some, f);
+        self.b.ins().brif(again, pass, &[], after, &[]);
+        self.b.switch_to_block(after);
+        Ok(self.b.use_var(waiting))
     }
 
     /// Iterations `lo..hi` of `forall e in G.edges`, walked row by row: a binary search over the row offsets

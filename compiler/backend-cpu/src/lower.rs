@@ -79,6 +79,8 @@ pub(crate) struct Lower<'a, 'f> {
     pub reads_sources: bool,
     /// Per worklist, the kernel's buffer of pushes not yet handed to the worklist (`push.rs`).
     pub push_buffers: Vec<Option<PushBuffer>>,
+    /// Lowering the sweep of a kernel that waits: the variable `wait` sets and the block after the item.
+    pub wait: Option<(cranelift_frontend::Variable, cranelift_codegen::ir::Block)>,
 }
 
 impl<'a, 'f> Lower<'a, 'f> {

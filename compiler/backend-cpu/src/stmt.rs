@@ -148,6 +148,15 @@ impl Lower<'_, '_> {
                 self.b.def_var(acc, c);
             }
             DeviceOp::Barrier => return self.unsupported("a barrier inside a nested `forall` of a `forall tile`"),
+            DeviceOp::Wait => {
+                let Some((waited, end)) = self.wait else {
+                    return self.malformed("`wait` outside the sweep of a kernel that waits");
+                };
+                let yes = self.b.ins().iconst(t::I8, 1);
+                self.b.def_var(waited, yes);
+                self.b.ins().jump(end, &[]);
+                self.start_dead_block();
+            }
         }
         Ok(())
     }

@@ -44,5 +44,6 @@ pub(crate) fn kernel(m: &Module, k: &ir::Kernel) -> art::KernelDesc {
         retries: retries.into_iter().next(),
         bounds,
         deals: k.sweep_holds_block_loop(),
+        waits: k.waits(),
     }
 }

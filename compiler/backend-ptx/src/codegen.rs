@@ -89,6 +89,8 @@ struct Gen<'c, 'm> {
     helpers: Helpers,
     /// Whether accesses are bounds-checked (`--check-bounds`).
     check_bounds: bool,
+    /// The globals a waiting kernel writes ([`irgc_front::analysis::coherent_globals`]): read volatile.
+    coherent: std::collections::BTreeSet<usize>,
 }
 
 impl<'c> Gen<'c, '_> {
@@ -163,6 +165,8 @@ impl<'c> Gen<'c, '_> {
             shared_pool: Default::default(),
             check_bounds: self.check_bounds,
             site_body: frame.site_body,
+            coherent: &self.coherent,
+            wait: None,
         };
         build(&mut lw)?;
         match returns {
@@ -264,8 +268,10 @@ impl<'c, 'm> Gen<'c, 'm> {
         lm.set_triple(&tm.get_triple());
         lm.set_data_layout(&tm.get_target_data().get_data_layout());
         let layout = layout_of(m);
-        // With bounds checks the kernels also read the slot after the table (the bounds report's address).
-        let slots = if check_bounds { layout.context_len() } else { layout.len() };
+        // With bounds checks the kernels also read the slot after the table (the bounds report's address); a
+        // kernel whose sweep waits reads the one after that (the wait flags' address).
+        let waits = m.kernels.iter().any(|(_, k)| k.waits());
+        let slots = if check_bounds || waits { layout.context_len() } else { layout.len() };
         let slot_types: Vec<BasicTypeEnum> = vec![c.i64_type().into(); slots];
         let ctx_ty = c.opaque_struct_type("irgc.ctx");
         ctx_ty.set_body(&slot_types, false);
@@ -281,6 +287,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             fn_scheduled,
             helpers: Helpers::default(),
             check_bounds,
+            coherent: irgc_front::analysis::coherent_globals(m),
         }
     }
 

@@ -7,6 +7,7 @@
 use crate::lower::{Lower, GLOBAL};
 use crate::types::{self, reg};
 use crate::PtxError;
+use inkwell::values::BasicValue as _;
 use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 use irgc_artifact::Layout;
@@ -23,6 +24,12 @@ impl<'c> Lower<'c, '_> {
             ExprKind::Load { array, index } => {
                 let (addr, elem, _) = self.array_addr(*array, index)?;
                 let v = self.b.build_load(types::mem(self.c, elem), addr, "")?;
+                if self.coherent_array(*array) {
+                    v.as_instruction_value()
+                        .ok_or_else(|| PtxError::Llvm("load is not an instruction".into()))?
+                        .set_volatile(true)
+                        .map_err(|e| PtxError::Llvm(e.to_string()))?;
+                }
                 self.mem_to_reg(elem, v)?
             }
             ExprKind::Unary { op, arg } => {

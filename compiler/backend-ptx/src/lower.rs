@@ -127,6 +127,19 @@ pub(crate) struct Lower<'c, 'a> {
     /// declare).
     /// (A `BTreeMap` by the type's name, as every map of the code generator: no hash order near generated code.)
     pub shared_pool: std::collections::BTreeMap<(&'static str, String, u32, usize), PointerValue<'c>>,
+    /// The globals (by index) that a kernel whose sweep waits writes: every load of one is volatile, so it
+    /// reaches memory each time (other items of the launch change them meanwhile).
+    pub coherent: &'a std::collections::BTreeSet<usize>,
+    /// Lowering the sweep of a kernel that waits: where `wait` goes ([`WaitTarget`]).
+    pub wait: Option<WaitTarget<'c>>,
+}
+
+/// Where a `wait` statement of an asynchronous sweep goes: it sets `waited` and leaves the item for `end`, the
+/// block after the item's body, which then keeps the item for the thread's next pass.
+#[derive(Clone, Copy)]
+pub(crate) struct WaitTarget<'c> {
+    pub waited: PointerValue<'c>,
+    pub end: BasicBlock<'c>,
 }
 
 impl<'c, 'a> Lower<'c, 'a> {
@@ -185,6 +198,16 @@ impl<'c, 'a> Lower<'c, 'a> {
 
     pub fn block(&self, name: &str) -> BasicBlock<'c> {
         self.c.append_basic_block(self.f, name)
+    }
+
+    /// Whether loads of `a` must be volatile: a global a waiting kernel writes, or an array parameter of a
+    /// function (it may be one) in a module where some kernel waits.
+    pub fn coherent_array(&self, a: ArrayRef) -> bool {
+        match a {
+            ArrayRef::Global(g) => self.coherent.contains(&g.index()),
+            ArrayRef::Param(_) => !self.coherent.is_empty(),
+            ArrayRef::Shared(_) => false,
+        }
     }
 
     /// The element type of an array.

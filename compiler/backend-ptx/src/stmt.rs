@@ -82,7 +82,15 @@ impl<'c> Lower<'c, '_> {
                 let v = self.expr(*value)?;
                 let (addr, elem, _) = self.array_addr(*array, index)?;
                 let v = self.reg_to_mem(elem, v)?;
-                self.b.build_store(addr, v)?;
+                let st = self.b.build_store(addr, v)?;
+                if self.coherent_array(*array) {
+                    // Read by other items of a waiting launch while it runs: written through at once, and
+                    // fenced, so that whoever sees a later write of this thread (an atomic that frees another
+                    // item) also sees this one.
+                    st.set_volatile(true).map_err(|e| PtxError::Llvm(e.to_string()))?;
+                    let fence = self.intrinsic("llvm.nvvm.membar.gl", None, &[]);
+                    self.b.build_call(fence, &[], "")?;
+                }
             }
             DeviceOp::Atomic { op, array, index, value, compare, result } => {
                 let old = self.atomic(*op, *array, index, *value, *compare)?;
@@ -176,6 +184,13 @@ impl<'c> Lower<'c, '_> {
                     return self.malformed("a barrier outside a `forall tile`");
                 }
                 self.barrier()?;
+            }
+            DeviceOp::Wait => {
+                let Some(w) = self.wait else {
+                    return self.malformed("`wait` outside the sweep of a kernel that waits");
+                };
+                self.b.build_store(w.waited, self.c.bool_type().const_all_ones())?;
+                self.jump_away(w.end)?;
             }
         }
         Ok(())

@@ -2,7 +2,8 @@
 //! (`--verify`) on real and generated graphs, with its colour count reported as the row's quality; the hybrid's
 //! threshold must really force each branch; and Jones-Plassmann must need no more colours than IPGC where
 //! largest-degree-first is known to help, and give the same colouring on any thread count (it is the greedy
-//! colouring in priority order, whatever the interleaving).
+//! colouring in priority order, whatever the interleaving); its asynchronous form, `jp_async`, must give exactly
+//! that colouring too.
 
 mod common;
 
@@ -13,6 +14,7 @@ const PROGRAMS: &[&str] = &[
     "programs/coloring/ipgc_data.irg",
     "programs/coloring/ipgc_topology.irg",
     "programs/coloring/jp_ldf.irg",
+    "programs/coloring/jp_async.irg",
 ];
 
 /// Benches `programs` on `graphs` once each (`extra` adds flags) and returns the colours of every row, in row order
@@ -111,4 +113,53 @@ fn jp_ldf_is_deterministic() {
         })
         .collect();
     assert!(files[0] == files[1], "jp_ldf gave different colourings on 1 and 2 threads");
+}
+
+/// `jp_async` colours in one asynchronous sweep (`wait;`) what `jp_ldf` colours in rounds: the same greedy
+/// colouring, so the same file, on one thread and on two (where a chunk's items wait for other chunks').
+#[test]
+fn jp_async_colours_exactly_as_jp_ldf() {
+    for graph in ["gen:rmat:scale=13,ef=16,seed=1", "gen:rgg:scale=12,seed=5", "gen:grid:w=64,h=64,seed=6"] {
+        let colouring = |program: &str, threads: &str| {
+            let out = temp("color.txt");
+            run_verified(program, graph, &["--threads", threads, "--out", out.to_str().unwrap()]);
+            let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
+            std::fs::remove_file(&out).ok();
+            text
+        };
+        let want = colouring("programs/coloring/jp_ldf.irg", "2");
+        for threads in ["1", "2"] {
+            let got = colouring("programs/coloring/jp_async.irg", threads);
+            assert!(got == want, "jp_async on {threads} thread(s) differs from jp_ldf on {graph}");
+        }
+    }
+}
+
+/// A sweep whose items wait for each other across the whole space finishes them all, in order: node v waits for
+/// node v - 1 (`tests/ui/ok/waiting_sweep.irg`), so the chunks of two threads hand the chain on to each other.
+#[test]
+fn a_waiting_sweep_finishes_a_chain_across_chunks() {
+    for threads in ["1", "2"] {
+        let out = temp("order.txt");
+        let o = irgc(&[
+            "run",
+            "tests/ui/ok/waiting_sweep.irg",
+            "--graph",
+            "gen:er:scale=13,deg=4,seed=1",
+            "--threads",
+            threads,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&out).expect("--out wrote the order");
+        std::fs::remove_file(&out).ok();
+        let mut lines = 0;
+        for line in text.lines() {
+            let f: Vec<u64> = line.split_whitespace().map(|x| x.parse().expect("numbers")).collect();
+            assert_eq!(f[1], f[0] + 1, "node {} finished as {} on {threads} thread(s)", f[0], f[1]);
+            lines += 1;
+        }
+        assert_eq!(lines, 1 << 13);
+    }
 }

@@ -51,6 +51,41 @@ fn effects(
     }
 }
 
+/// The globals (by index) that a kernel whose sweep waits ([`Kernel::waits`]) writes, by a store or an atomic,
+/// itself or in a function it calls (an array it passes to a function counts as written). Other items of the same launch read them while they change, so every read
+/// of them, in every kernel and function, reaches memory (a volatile load on the GPU, never kept in L1 or a
+/// register across a retry); reads of every other array may be cached as usual.
+pub fn coherent_globals(m: &Module) -> BTreeSet<usize> {
+    fn walk(m: &Module, block: &DeviceBlock, out: &mut BTreeSet<usize>, seen: &mut BTreeSet<usize>) {
+        for s in block {
+            s.visit(&mut |s| match &s.kind {
+                StmtKind::Op(DeviceOp::Store { array, .. } | DeviceOp::Atomic { array, .. }) => {
+                    if let crate::ir::ArrayRef::Global(g) = array {
+                        out.insert(g.index());
+                    }
+                }
+                StmtKind::Op(DeviceOp::Call { function, args, .. }) => {
+                    // An array passed to a function may be written through its parameter: counted as written.
+                    for a in args {
+                        if let crate::ir::Arg::Array(crate::ir::ArrayRef::Global(g)) = a {
+                            out.insert(g.index());
+                        }
+                    }
+                    if seen.insert(function.index()) {
+                        walk(m, &m.functions[*function].body.block, out, seen);
+                    }
+                }
+                _ => {}
+            });
+        }
+    }
+    let mut out = BTreeSet::new();
+    for (_, k) in m.kernels.iter().filter(|(_, k)| k.waits()) {
+        walk(m, &k.body.block, &mut out, &mut BTreeSet::new());
+    }
+    out
+}
+
 /// Whether device function `f` (by index), or a function it calls, has a statement for which `found` holds: what
 /// the nested-parallelism pass asks of a call (does it store to an array? run a loop?).
 pub fn function_has(m: &Module, f: usize, found: impl Fn(&DeviceStmt) -> bool) -> bool {

@@ -44,6 +44,7 @@ const TOKENS: &[&str] = &[
     "return",
     "reduce",
     "barrier",
+    "wait",
     "shared",
     "pipe",
     "hybrid",

@@ -277,9 +277,16 @@ impl Layout {
         self.len()
     }
 
-    /// Slots the runtime allocates for a context: the table and the bounds report's address.
-    pub fn context_len(&self) -> usize {
+    /// The slot after the bounds report's: the address of the wait flags, one byte per iteration of a launch
+    /// whose sweep waits ([`crate::KernelDesc::waits`]): 1 once the iteration ran to its end, 0 while it has not
+    /// (all 0 between launches). Kept out of [`Layout::len`] like the bounds report.
+    pub fn wait_flags(&self) -> usize {
         self.len() + 1
+    }
+
+    /// Slots the runtime allocates for a context: the table, the bounds report's address and the wait flags'.
+    pub fn context_len(&self) -> usize {
+        self.len() + 2
     }
 
     pub fn is_empty(&self) -> bool {

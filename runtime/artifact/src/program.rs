@@ -117,6 +117,12 @@ pub struct KernelDesc {
     /// and a few heavy items each get a whole block.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deals: bool,
+    /// The sweep is asynchronous (`wait;`): an item may end unfinished and run again in the same launch. The
+    /// runtime gives the launch per-item flags ([`crate::Layout::wait_flags`], zero at its start and cleared
+    /// after it), and the GPU runs it on a grid whose threads are all resident at once (each thread runs its
+    /// items again until none waits, so one that never started would stall the others).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub waits: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

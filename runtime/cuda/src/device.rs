@@ -348,6 +348,24 @@ impl CudaDevice {
         copy_to(&self.gpu.stream, buf, offset, bytes)
     }
 
+    /// The grid of a launch of `size` iterations whose sweep waits: as many blocks of [`FORALL_BLOCK`] threads as
+    /// are resident at once (at most the ordinary cap per multiprocessor, and no more than the items need).
+    fn waiting_shape(&self, function: &CudaFunction, size: i64, name: &str) -> Result<LaunchConfig, RunError> {
+        let per_sm = function
+            .occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None)
+            .map_err(|e| device_error(format_args!("cannot size the grid of kernel `{name}`"), e))?;
+        let resident = u64::from(self.gpu.sms) * u64::from(per_sm).min(crate::shape::FORALL_BLOCKS_PER_SM);
+        if resident == 0 {
+            return Err(RunError::Device(format!(
+                "kernel `{name}` waits (`wait;`), so all its threads must run at once, but no block of it fits on \
+                 a multiprocessor of this GPU"
+            )));
+        }
+        let wanted = (size as u64).div_ceil(u64::from(FORALL_BLOCK));
+        let grid = resident.min(wanted).max(1) as u32;
+        Ok(LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (FORALL_BLOCK, 1, 1), shared_mem_bytes: 0 })
+    }
+
     /// Copies the changed slots of `ctx` (and the reduction identity, for a reducing kernel) to the device table.
     fn upload_slots(&mut self, desc: Option<&KernelDesc>, ctx: &[u64]) -> Result<(), RunError> {
         let forced = desc.and_then(|d| d.reduction).map(|(op, ty)| (self.reduction_slot, reduce_identity(op, ty)));
@@ -563,14 +581,24 @@ impl Device for CudaDevice {
             (None, Some(rolled), Some(Trial { rolled: true, .. })) => rolled,
             _ => &kernel.function,
         };
+        // A sweep that waits runs on a grid whose threads all run at once (a cooperative launch: the driver
+        // refuses one that cannot be resident), each going round its items until none waits.
+        let cfg = if desc.waits { self.waiting_shape(function, size, &desc.name)? } else { cfg };
+        let go = |f: &CudaFunction| {
+            if desc.waits {
+                driver::launch_cooperative(stream, f, &self.table, size, cfg)
+            } else {
+                driver::launch(stream, f, &self.table, size, cfg)
+            }
+        };
         let ms = if self.time_launches || trial.is_some_and(|t| t.timed) {
             self.launch_events.0.record(stream).map_err(failed)?;
-            driver::launch(stream, function, &self.table, size, cfg).map_err(failed)?;
+            go(function).map_err(failed)?;
             self.launch_events.1.record(stream).map_err(failed)?;
             stream.synchronize().map_err(failed)?;
             self.launch_events.0.elapsed_ms(&self.launch_events.1).map_err(failed)?
         } else {
-            driver::launch(stream, function, &self.table, size, cfg).map_err(failed)?;
+            go(function).map_err(failed)?;
             0.0
         };
         if let Some(t) = trial {

@@ -209,6 +209,21 @@ pub fn launch(
     unsafe { args.launch(cfg) }.map(|_| ())
 }
 
+/// [`launch`], cooperatively: every block of `cfg` resident at once, or the driver refuses the launch (a kernel
+/// whose sweep waits needs that: its threads go round their items until none waits, reading each other's).
+pub fn launch_cooperative(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    ctx: &GpuBuffer,
+    size: i64,
+    cfg: LaunchConfig,
+) -> Result<(), DriverError> {
+    let mut args = stream.launch_builder(f);
+    args.arg(&ctx.slice).arg(&size);
+    // SAFETY: as for `launch`: the entry's parameters are `(u64 ctx, i64 size)`, and `ctx` is live.
+    unsafe { args.launch_cooperative(cfg) }.map(|_| ())
+}
+
 /// Launches one of the runtime's own kernels (`runtime_ptx.rs`), `f(args...)`, every parameter a `u64` (device
 /// addresses and counts), on `stream` with the shape `cfg`.
 pub fn launch_with_words(

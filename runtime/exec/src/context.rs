@@ -23,6 +23,7 @@ pub fn build<B: DeviceBuffer>(layout: &Layout, mem: &Memory<B>, params: &[u64]) 
 /// Rewrites every slot that describes memory: the graph, the global arrays and the worklists.
 pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memory<B>) {
     ctx[layout.bounds_report()] = mem.bounds_report.address();
+    ctx[layout.wait_flags()] = mem.wait_flags.as_ref().map_or(0, |(b, _)| b.address());
     ctx[Layout::ROW_START] = mem.row_start.address();
     ctx[Layout::COL] = mem.col.address();
     ctx[Layout::WEIGHTS] = mem.weights.as_ref().map_or(0, |b| b.address());

@@ -127,9 +127,41 @@ impl Device for CpuDevice<'_> {
 
     fn launch(&mut self, k: usize, desc: &KernelDesc, ctx: &[u64], size: u64) -> Result<Launched, RunError> {
         let (kernels, pool) = (self.kernels, &self.pool);
-        let (bits, seconds) = timed(|| run_space(kernels, pool, k, ctx, size, desc.reduction));
+        let (bits, seconds) = if desc.waits {
+            timed(|| run_waiting(kernels, pool, k, ctx, size))
+        } else {
+            timed(|| run_space(kernels, pool, k, ctx, size, desc.reduction))
+        };
         Ok(Launched { bits, seconds })
     }
+}
+
+/// Runs a sweep that waits (`wait;`) over `0..size`: its compiled chunk runs the chunk's items in passes until
+/// they are all finished or none of them could finish, and returns how many still wait; the chunks that
+/// returned more than 0 run again, after every other chunk of the round, until none does. An item waits only on
+/// what other items write, so a round in which no chunk makes progress can only follow one in which another
+/// did (the program's own guarantee of progress, as on the GPU). Returns 0 (a waiting kernel has no reduction).
+fn run_waiting(kernels: &dyn CpuKernels, pool: &WorkerPool, k: usize, ctx: &[u64], size: u64) -> u64 {
+    if size == 0 {
+        return 0;
+    }
+    let threads = pool.threads() as u64;
+    let chunk = (size / (threads * CHUNKS_PER_THREAD)).max(MIN_CHUNK);
+    let mut live: Vec<u64> = (0..size.div_ceil(chunk)).collect();
+    while !live.is_empty() {
+        // SAFETY: see the module documentation; every chunk lies within the space size computed for `ctx`.
+        let run = |c: u64| {
+            let c = live[c as usize];
+            unsafe { kernels.run(k, ctx, c * chunk, ((c + 1) * chunk).min(size)) }
+        };
+        let waiting: Vec<u64> = if live.len() == 1 || threads == 1 {
+            (0..live.len() as u64).map(run).collect()
+        } else {
+            pool.run(live.len() as u64, &run)
+        };
+        live = live.iter().zip(&waiting).filter(|&(_, &w)| w > 0).map(|(&c, _)| c).collect();
+    }
+    0
 }
 
 /// Runs iterations `0..size` of kernel `k` in parallel chunks on `pool`, combining partial reductions in chunk

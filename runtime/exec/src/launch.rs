@@ -11,7 +11,7 @@ use irgc_artifact::{reduce_combine, KernelDesc, Scalar, Space, WorklistSlot};
 
 use crate::bounds;
 use crate::context;
-use crate::device::Device;
+use crate::device::{Device, DeviceBuffer as _};
 use crate::error::RunError;
 use crate::eval::{self, Env};
 use crate::memory::Worklist;
@@ -157,7 +157,16 @@ impl<D: Device> Machine<'_, D> {
         self.launches += 1;
         self.idle_steps = 0;
         crate::progress::count_launches(1);
+        if desc.waits {
+            self.wait_flags(size)?;
+        }
         let launched = self.dev.launch(k, desc, &self.ctx, size)?;
+        if desc.waits && size > 0 {
+            // Back to all 0 for the next launch that waits (in stream order on a GPU).
+            if let Some((flags, _)) = &mut self.mem.wait_flags {
+                self.dev.fill(flags, 1, size, 0)?;
+            }
+        }
         if self.dev.checks_bounds() {
             use irgc_artifact::BoundsReport as R;
             let report = self.dev.read(&self.mem.bounds_report, 8, 0, R::WORDS as u64)?;
@@ -183,6 +192,19 @@ impl<D: Device> Machine<'_, D> {
             }
         }
         Ok((if desc.reduction.is_some() { launched.bits } else { 0 }, launched.seconds))
+    }
+
+    /// Makes the wait flags hold at least `size` bytes (all 0), for a launch of that many iterations whose sweep
+    /// waits, and points the context at them.
+    fn wait_flags(&mut self, size: u64) -> Result<(), RunError> {
+        if self.mem.wait_flags.as_ref().is_some_and(|&(_, len)| len >= size) {
+            return Ok(());
+        }
+        let len = size.max(1);
+        let flags = self.dev.alloc_zeroed("the wait flags of a sweep that waits", len, 1)?;
+        self.ctx[self.layout.wait_flags()] = flags.address();
+        self.mem.wait_flags = Some((flags, len));
+        Ok(())
     }
 
     /// Relaunches `desc` over the items it retried into worklist `w` until it retries none, then restores the

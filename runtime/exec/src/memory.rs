@@ -378,6 +378,10 @@ pub struct Memory<B = Buffer> {
     pub worklists: Vec<Worklist<B>>,
     /// Where bounds-checked kernels report the first bad index ([`irgc_artifact::BoundsReport`]).
     pub bounds_report: B,
+    /// The wait flags of launches whose sweep waits ([`irgc_artifact::Layout::wait_flags`]) and their length in
+    /// bytes: allocated at the first such launch, grown when a launch has more iterations; all 0 between
+    /// launches.
+    pub wait_flags: Option<(B, u64)>,
     /// After `G.contract`: each input node's node in the current graph (`None` while the graph is the input).
     pub origin: Option<Vec<u32>>,
     /// The same kept by the device that contracted the graph ([`Device::contract`]), and the input's node count;
@@ -663,6 +667,7 @@ impl<B: DeviceBuffer> Memory<B> {
             globals,
             worklists,
             bounds_report,
+            wait_flags: None,
             origin: None,
             device_origin: None,
             contractions: 0,

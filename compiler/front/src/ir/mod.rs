@@ -36,6 +36,8 @@
 //! 5. Device functions do not call themselves, directly or indirectly.
 //! 6. Dense-array dimensions and output-check arguments are expressions of the plan's arena that use only
 //!    params, literals and graph sizes.
+//! 7. `Wait` appears only in a kernel's top-level `ForAll` (not in a nested one, a `ForTile` or a function); a
+//!    kernel that waits has no reduction, does not retry and holds no `block`-scheduled loop.
 
 pub mod arena;
 pub mod print;
@@ -232,6 +234,18 @@ impl Kernel {
     /// (`KernelDesc::deals`), so both read this one answer.
     pub fn sweep_holds_block_loop(&self) -> bool {
         matches!(self.sweep(), Some(DeviceOp::ForAll { body, .. }) if body.iter().any(DeviceStmt::holds_block_loop))
+    }
+
+    /// Whether the sweep is *asynchronous*: an item may `wait` ([`DeviceOp::Wait`]) and run again in the same
+    /// launch. Such a launch needs all its threads running at once (each runs its items again until none waits,
+    /// reading what the others write meanwhile), and its reads of arrays that any waiting kernel writes must
+    /// reach memory every time ([`coherent_globals`](crate::analysis::coherent_globals)).
+    pub fn waits(&self) -> bool {
+        let mut found = false;
+        for s in &self.body.block {
+            s.visit(&mut |s| found |= matches!(s.kind, StmtKind::Op(DeviceOp::Wait)));
+        }
+        found
     }
 }
 
@@ -533,6 +547,11 @@ pub enum DeviceOp {
     Reduce { value: Handle<Expr> },
     /// Waits for every thread of the tile.
     Barrier,
+    /// Ends the current item of an *asynchronous sweep* without finishing it: the item runs again, from the
+    /// start, later in the same launch, and the launch ends once every item has run to its end without waiting.
+    /// Only in a kernel's top-level `ForAll` (not nested in another `ForAll`, not in a function, a `ForTile`, a
+    /// kernel with a reduction or one that retries). See [`Kernel::waits`].
+    Wait,
 }
 
 /// How the GPU runs a nested `ForAll`'s iterations (decided by the nested-parallelism pass, `np` in `irgc-opt`;

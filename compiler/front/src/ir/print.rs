@@ -342,6 +342,7 @@ impl Printer<'_> {
             }
             DeviceOp::Reduce { value } => format!("reduce {}", self.expr(ctx, *value)),
             DeviceOp::Barrier => "barrier".into(),
+            DeviceOp::Wait => "wait".into(),
         })
     }
 

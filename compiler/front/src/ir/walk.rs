@@ -40,10 +40,10 @@ impl DeviceOp {
         )
     }
 
-    /// [`writes_memory`](Self::writes_memory), or a barrier: what a loop body must not do to run its iterations
+    /// [`writes_memory`](Self::writes_memory), a barrier or a `wait`: what a loop body must not do to run its iterations
     /// as the optimizer rewrites them (all of them after an early exit, several back to back).
     pub fn writes_or_waits(&self) -> bool {
-        self.writes_memory() || matches!(self, DeviceOp::Barrier)
+        self.writes_memory() || matches!(self, DeviceOp::Barrier | DeviceOp::Wait)
     }
 
     /// The blocks nested in this operation (a `forall`'s body).
@@ -101,7 +101,7 @@ impl DeviceStmt {
                 DeviceOp::Push { value, .. } | DeviceOp::Retry { value, .. } | DeviceOp::Reduce { value } => {
                     vec![*value]
                 }
-                DeviceOp::Barrier => Vec::new(),
+                DeviceOp::Barrier | DeviceOp::Wait => Vec::new(),
             },
         }
     }

@@ -515,6 +515,7 @@ impl Sema {
             let params: Vec<_> = k.params.iter().map(|p| p.name.clone()).collect();
             let body = BodyLowerer::new(self, body, Context::Kernel(red)).lower_kernel(&params, &k.body, &k.name);
             self.module.kernels[h].body = body;
+            self.no_wait_with_retry(h);
         }
         let prologue = std::mem::take(&mut self.module.plan);
         let mut lw = BodyLowerer::new(self, prologue, Context::Plan);
@@ -537,6 +538,26 @@ impl Sema {
         }
         self.module.plan = lw.finish();
         self.check_degree_ordered();
+    }
+
+    /// A kernel whose sweep waits cannot also retry: a waiting item runs again in this launch, a retried one in
+    /// the next, and an item doing both would run twice.
+    fn no_wait_with_retry(&mut self, k: Handle<ir::Kernel>) {
+        let (mut wait, mut retry) = (None, false);
+        for s in &self.module.kernels[k].body.block {
+            s.visit(&mut |s| match &s.kind {
+                ir::StmtKind::Op(ir::DeviceOp::Wait) => wait = wait.or(Some(s.span)),
+                ir::StmtKind::Op(ir::DeviceOp::Retry { .. }) => retry = true,
+                _ => {}
+            });
+        }
+        if let (Some(span), true) = (wait, retry) {
+            self.diags.push(
+                Diagnostic::error(span, "a kernel that waits cannot also `retry`")
+                    .label("this item would run again in this launch, and a retried one in the next")
+                    .note("keep the item unfinished with `wait;` alone, or leave it to the next launch with `retry`"),
+            );
+        }
     }
 
     /// What a `degree_ordered` program may not have yet: the runtime numbers its graph's nodes afresh and maps node

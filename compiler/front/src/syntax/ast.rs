@@ -201,6 +201,8 @@ pub enum StmtKind {
     Reduce(Expr),
     /// `barrier;` — all threads of the tile wait.
     Barrier,
+    /// `wait;` — the item of an asynchronous sweep stops here and runs again later in the same launch.
+    Wait,
     /// `shared name: T[d1, d2];`
     Shared {
         name: Ident,

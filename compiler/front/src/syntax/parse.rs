@@ -138,6 +138,7 @@ fn starts_statement(tok: Tok<'_>) -> bool {
             | Tok::Return
             | Tok::Reduce
             | Tok::Barrier
+            | Tok::Wait
             | Tok::Shared
             | Tok::Pipe
             | Tok::Hybrid

@@ -121,6 +121,8 @@ pub enum Tok<'s> {
     Reduce,
     #[token("barrier")]
     Barrier,
+    #[token("wait")]
+    Wait,
     #[token("shared")]
     Shared,
     #[token("pipe")]
@@ -292,6 +294,7 @@ impl Tok<'_> {
             Tok::Return => "return",
             Tok::Reduce => "reduce",
             Tok::Barrier => "barrier",
+            Tok::Wait => "wait",
             Tok::Shared => "shared",
             Tok::Pipe => "pipe",
             Tok::Hybrid => "hybrid",

@@ -77,13 +77,16 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     for (_, k) in m.kernels.iter_mut() {
         let what = format!("kernel `{}`", k.name);
         let mentions = mentions(&k.body, &k.body.block);
+        // The threads of a sweep that waits run their items again independently: no point of it is reached by
+        // the whole block together, so its loops get the warp schedule (which needs no block-wide barrier).
+        let uniform = !k.waits();
         let Some(Statement { kind: StmtKind::Op(DeviceOp::ForAll { body: sweep, .. }), .. }) = k.body.block.first_mut()
         else {
             continue;
         };
         let mut sweep = std::mem::take(sweep);
         let mut cx = Cx { body: &k.body, mentions, fns: &fns, names, what: &what, remarks };
-        changed += cx.block(&mut sweep, true);
+        changed += cx.block(&mut sweep, uniform);
         if let Some(at) = serial_loop(&sweep, &fns.loops) {
             if demote(&mut sweep) > 0 {
                 let msg = "its block-scheduled loops use the warp schedule instead: the sweep also runs a serial \
@@ -457,6 +460,7 @@ impl Facts {
             StmtKind::Op(op) => match op {
                 DeviceOp::Return(_) => return Err("`return` inside it ends it early".into()),
                 DeviceOp::Barrier => return Err("it waits at a barrier".into()),
+                DeviceOp::Wait => return Err("`wait` inside it ends the item early".into()),
                 DeviceOp::ForAll { .. } | DeviceOp::ForTile { .. } => {
                     return Err("it contains a parallel loop (only the outer one is spread)".into())
                 }

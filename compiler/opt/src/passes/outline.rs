@@ -159,7 +159,10 @@ fn block_qualifies(m: &Module, wl: Option<Handle<Worklist>>, block: &PlanBlock, 
                 let own = |w: &usize| Some(*w) == wl.map(|h| h.index());
                 let (pushes, retries) = kernel_effects(m, k);
                 *drains |= wl.is_some_and(|w| pushes.contains(&w.index()));
+                // A kernel whose sweep waits runs on a grid of its own, with per-item flags the host sizes for
+                // each launch: not a step of a persistent kernel.
                 top_forall
+                    && !k.waits()
                     && result.is_some() == k.reduction.is_some()
                     && (retries.is_empty() || (sweeps_wl && retries.iter().all(own)))
                     && pushes.iter().all(own)

@@ -191,6 +191,7 @@ pub fn kdesc(name: &str, params: Vec<Scalar>, space: Space) -> KernelDesc {
         retries: None,
         bounds: vec![],
         deals: false,
+        waits: false,
     }
 }
 

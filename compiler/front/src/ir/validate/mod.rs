@@ -45,6 +45,8 @@ struct Scope {
     in_serial_loop: bool,
     in_forall: bool,
     in_tile: bool,
+    /// Inside a `forall` nested in the sweep (or in a function): an item of the sweep cannot `wait` here.
+    in_nested: bool,
     /// Whether every thread of a block reaches this point together: directly in a kernel's `forall` sweep, or
     /// under `if`s there (where a [`Schedule::Block`] loop may stand).
     uniform: bool,
@@ -92,6 +94,9 @@ impl<'a> Validator<'a> {
         }
         for (_, k) in m.kernels.iter() {
             self.body(&k.body, Where::Kernel(k.reduction), &k.params, k.span);
+            if k.waits() {
+                self.waiting_kernel(k);
+            }
             for &p in &k.params {
                 if let Some(LocalType::ArrayRef(_)) = k.body.locals.get(p).map(|l| l.ty) {
                     self.err(k.span, format!("kernel {} takes an array parameter", k.name));
@@ -105,11 +110,43 @@ impl<'a> Validator<'a> {
                 (Some(a), Some(b)) if a == b && merge.from != merge.into => {}
                 _ => self.err(merge.span, "merge between arrays that are not two node arrays of one element type"),
             }
-            let scope =
-                Scope { in_loop: false, in_serial_loop: false, in_forall: false, in_tile: false, uniform: false };
+            let scope = Scope {
+                in_loop: false,
+                in_serial_loop: false,
+                in_forall: false,
+                in_tile: false,
+                in_nested: false,
+                uniform: false,
+            };
             self.block(m.plan.view(), Where::Plan, &merge.body, scope);
         }
         self.recursion();
+    }
+
+    /// Invariant 7: a kernel whose sweep waits is a `forall` over a space (not tiles), has no reduction, does not
+    /// retry, and holds no `block`-scheduled loop (its threads run their items again independently, so no
+    /// block-wide barrier is reached by all of them).
+    fn waiting_kernel(&mut self, k: &crate::ir::Kernel) {
+        if !matches!(k.sweep(), Some(crate::ir::DeviceOp::ForAll { .. })) {
+            self.err(k.span, format!("kernel {} waits outside a `forall` sweep", k.name));
+        }
+        if k.reduction.is_some() {
+            self.err(k.span, format!("kernel {} waits and reduces", k.name));
+        }
+        let (mut retries, mut block) = (false, false);
+        for s in &k.body.block {
+            s.visit(&mut |s| match &s.kind {
+                StmtKind::Op(crate::ir::DeviceOp::Retry { .. }) => retries = true,
+                StmtKind::Op(crate::ir::DeviceOp::ForAll { schedule, .. }) if schedule.is_block() => block = true,
+                _ => {}
+            });
+        }
+        if retries {
+            self.err(k.span, format!("kernel {} waits and retries", k.name));
+        }
+        if block {
+            self.err(k.span, format!("kernel {} waits and holds a block-scheduled loop", k.name));
+        }
     }
 
     /// Invariant 6: only params, literals, graph sizes and arithmetic on them.
@@ -143,7 +180,14 @@ impl<'a> Validator<'a> {
         if !matches!(at, Where::Kernel(_)) && !body.shared.is_empty() {
             self.err(span, "shared arrays outside a kernel");
         }
-        let scope = Scope { in_loop: false, in_serial_loop: false, in_forall: false, in_tile: false, uniform: false };
+        let scope = Scope {
+            in_loop: false,
+            in_serial_loop: false,
+            in_forall: false,
+            in_tile: false,
+            in_nested: false,
+            uniform: false,
+        };
         self.block(body.view(), at, &body.block, scope);
     }
 

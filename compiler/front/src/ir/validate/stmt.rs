@@ -174,7 +174,8 @@ impl Validator<'_> {
                 }
                 // Inside the sweep, only `if`s keep a point uniform; a nested loop's body is not.
                 let uniform = !nested;
-                self.block(body, at, b, Scope { in_loop: false, in_forall: true, uniform, ..scope });
+                let in_nested = scope.in_nested || nested;
+                self.block(body, at, b, Scope { in_loop: false, in_forall: true, uniform, in_nested, ..scope });
             }
             DeviceOp::ForTile { tile_vars, tiles, thread_vars, threads, body: b } => {
                 if !matches!(at, Where::Kernel(_)) || scope.in_forall || scope.in_serial_loop {
@@ -212,6 +213,11 @@ impl Validator<'_> {
             DeviceOp::Barrier => {
                 if !scope.in_tile {
                     self.err(span, "barrier outside a tile");
+                }
+            }
+            DeviceOp::Wait => {
+                if !matches!(at, Where::Kernel(_)) || !scope.in_forall || scope.in_tile || scope.in_nested {
+                    self.err(span, "wait outside the top-level forall sweep of a kernel");
                 }
             }
         }

@@ -162,6 +162,7 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                 }
                 self.emit_device(DeviceOp::Barrier, span);
             }
+            SK::Wait => self.wait(span),
             SK::Shared { name, elem, dims } => {
                 if !self.in_tile {
                     self.error(
@@ -239,6 +240,42 @@ impl<'s, Op: Place> BodyLowerer<'s, Op> {
                 self.emit_plan(PlanOp::Hybrid { worklist: w, threshold: t, dense, sparse }, span);
             }
         }
+    }
+
+    /// `wait;`: the current item of the kernel's sweep runs again later in the same launch. Only an item of a
+    /// kernel's own sweep can wait: not one of a nested `forall` (whose iterations the item combines), not a tile
+    /// thread (which meets the others at barriers), not in a kernel with a reduction (an item that runs again would
+    /// contribute again); a kernel that waits and retries is refused once the whole kernel is known.
+    fn wait(&mut self, span: Span) {
+        let refuse = |me: &mut Self, msg: &str, label: &str, note: &str| {
+            me.error(Diagnostic::error(span, msg.to_string()).label(label.to_string()).note(note.to_string()))
+        };
+        let what = "`wait;` ends an item of a kernel's sweep unfinished; the item runs again later in the same launch";
+        match self.ctx {
+            Context::Kernel(_) if self.foralls > 0 => {}
+            _ => {
+                return refuse(self, "`wait` is only allowed inside a kernel's `forall`", "no item to run again", what)
+            }
+        }
+        if self.in_tile {
+            let label = "a tile's threads meet at barriers, which an item run again later would miss";
+            return refuse(self, "`wait` in a `forall tile`", label, what);
+        }
+        if self.foralls > 1 {
+            let note = "set a flag in the nested loop, and `wait` after it when the flag is set";
+            return refuse(
+                self,
+                "`wait` inside a nested `forall`",
+                "only an item of the kernel's sweep can wait",
+                note,
+            );
+        }
+        if let Context::Kernel(Some(_)) = self.ctx {
+            let label = "an item that runs again would contribute to the reduction again";
+            let note = "write the result to an array instead, and reduce it in a kernel of its own";
+            return refuse(self, "`wait` in a kernel with a reduction", label, note);
+        }
+        self.emit_device(DeviceOp::Wait, span);
     }
 
     /// `print(a, b, ...)` in the plan: each value recorded for the run's summary under its expression as
