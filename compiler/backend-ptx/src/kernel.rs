@@ -255,7 +255,7 @@ impl<'c> Lower<'c, '_> {
     /// grid-stride loop from `start` by `stride` over `size`) again and again until none of them waits. An item
     /// that ran to its end sets its byte in the wait flags (the context's [`Layout::wait_flags`], all 0 at the
     /// launch's start; the host clears them after it) and is skipped from then on; one that reached `wait`
-    /// leaves its byte 0 and makes the thread (and its warp) go round again. Only this thread reads and writes its items'
+    /// leaves its byte 0 and makes its warp go round again. Only this thread reads and writes its items'
     /// bytes, so plain accesses do; what the items read of each other goes through volatile loads
     /// ([`Lower::coherent_array`]). The runtime launches every thread at once (a cooperative launch), so a
     /// thread going round never waits for one that has not started.
@@ -274,33 +274,25 @@ impl<'c> Lower<'c, '_> {
         self.b.build_unconditional_branch(pass)?;
         self.b.position_at_end(pass);
         self.b.build_store(again, boolt.const_zero())?;
-        // On a skewed graph the lanes of a warp step through their items together (the loop runs from the warp's
-        // first lane's start, a lane past the end idle) and go round while any of them has an item waiting: lanes
-        // whose items are ready at the same step then reach a `warp`-scheduled loop together and share its
-        // ranges (kron22: 4.1 s -> 0.64 s for `jp_async`'s first form). Elsewhere each thread goes round on its
-        // own (lanes done early would only wait for the others: urand22 13.5 -> 18.2 ms in step).
+        // The lanes of a warp step through their items together (the loop runs from the warp's first lane's
+        // start, a lane past the end idle) and go round while any of them has an item waiting: lanes whose items
+        // are ready at the same step then reach a `warp`-scheduled loop together and share its ranges (kron22:
+        // 4.1 s -> 0.64 s for a first form of `jp_async`). Threads going round on their own were faster where
+        // nothing is shared (urand22 13.5 against 18.2 ms for that form) but hung `jp_async` on graphs that are
+        // not skewed (an H200, 2026-11-28: cause not found; docs/coloring.md), so the warp goes round as one.
         let i32t = self.c.i32_type();
-        let skewed = self.skewed()?;
         let lane = self.call_intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.into(), &[])?.into_int_value();
         let lane = self.b.build_int_z_extend(lane, self.c.i64_type(), "lane")?;
-        let lane = self.b.build_select(skewed, lane, self.c.i64_type().const_zero(), "")?.into_int_value();
         let warp_start = self.b.build_int_sub(start, lane, "warp_start")?;
         self.counted_loop(warp_start, size, stride, false, false, |me, first| {
             let i = me.b.build_int_add(first, lane, "")?;
             let valid = me.b.build_int_compare(IntPredicate::ULT, i, size, "")?;
             me.if_then(valid, |me| me.waiting_item(sp, vars, body, (flags, i), (waited, again)))
         })?;
-        let more = self.alloca(boolt.into(), "more")?;
         let mine = self.b.build_load(boolt, again, "")?.into_int_value();
-        self.b.build_store(more, mine)?;
-        self.if_then(skewed, |me| {
-            let all = i32t.const_all_ones();
-            let args = [all.into(), mine.into()];
-            let any = me.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &args)?.into_int_value();
-            me.b.build_store(more, any)?;
-            Ok(())
-        })?;
-        let more = self.b.build_load(boolt, more, "")?.into_int_value();
+        let all = i32t.const_all_ones();
+        let more =
+            self.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &[all.into(), mine.into()])?.into_int_value();
         self.b.build_conditional_branch(more, pass, done)?;
         self.b.position_at_end(done);
         Ok(())

@@ -584,13 +584,7 @@ impl Device for CudaDevice {
         // A sweep that waits runs on a grid whose threads all run at once (a cooperative launch: the driver
         // refuses one that cannot be resident), each going round its items until none waits.
         let cfg = if desc.waits { self.waiting_shape(function, size, &desc.name)? } else { cfg };
-        let go = |f: &CudaFunction| {
-            if desc.waits {
-                driver::launch_cooperative(stream, f, &self.table, size, cfg)
-            } else {
-                driver::launch(stream, f, &self.table, size, cfg)
-            }
-        };
+        let go = |f: &CudaFunction| driver::launch(stream, f, &self.table, size, cfg, desc.waits);
         let ms = if self.time_launches || trial.is_some_and(|t| t.timed) {
             self.launch_events.0.record(stream).map_err(failed)?;
             go(function).map_err(failed)?;

@@ -194,34 +194,29 @@ pub fn enable_peer_access(ctx: &CudaContext, peer: &CudaContext) -> Result<bool,
 }
 
 /// Launches `f(ctx, size)` on `stream` with the shape `cfg` (asynchronously: errors of the kernel itself show at
-/// the next synchronisation). See the module documentation for why this is sound.
+/// the next synchronisation); `cooperative`: every block of `cfg` resident at once, or the driver refuses the
+/// launch (a kernel whose sweep waits needs that: its threads go round their items until none waits, reading each
+/// other's). See the module documentation for why this is sound.
 pub fn launch(
     stream: &CudaStream,
     f: &CudaFunction,
     ctx: &GpuBuffer,
     size: i64,
     cfg: LaunchConfig,
+    cooperative: bool,
 ) -> Result<(), DriverError> {
     let mut args = stream.launch_builder(f);
     args.arg(&ctx.slice).arg(&size);
     // SAFETY: the entry's parameters are `(u64 ctx, i64 size)` (the PTX kernel ABI), matching the two arguments;
     // `ctx` holds the interpreter's context over live buffers of this device (module documentation).
-    unsafe { args.launch(cfg) }.map(|_| ())
-}
-
-/// [`launch`], cooperatively: every block of `cfg` resident at once, or the driver refuses the launch (a kernel
-/// whose sweep waits needs that: its threads go round their items until none waits, reading each other's).
-pub fn launch_cooperative(
-    stream: &CudaStream,
-    f: &CudaFunction,
-    ctx: &GpuBuffer,
-    size: i64,
-    cfg: LaunchConfig,
-) -> Result<(), DriverError> {
-    let mut args = stream.launch_builder(f);
-    args.arg(&ctx.slice).arg(&size);
-    // SAFETY: as for `launch`: the entry's parameters are `(u64 ctx, i64 size)`, and `ctx` is live.
-    unsafe { args.launch_cooperative(cfg) }.map(|_| ())
+    unsafe {
+        if cooperative {
+            args.launch_cooperative(cfg)
+        } else {
+            args.launch(cfg)
+        }
+    }
+    .map(|_| ())
 }
 
 /// Launches one of the runtime's own kernels (`runtime_ptx.rs`), `f(args...)`, every parameter a `u64` (device

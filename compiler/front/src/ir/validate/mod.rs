@@ -39,7 +39,7 @@ enum Where {
 }
 
 /// What encloses the statement being checked.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Scope {
     in_loop: bool,
     in_serial_loop: bool,
@@ -110,14 +110,7 @@ impl<'a> Validator<'a> {
                 (Some(a), Some(b)) if a == b && merge.from != merge.into => {}
                 _ => self.err(merge.span, "merge between arrays that are not two node arrays of one element type"),
             }
-            let scope = Scope {
-                in_loop: false,
-                in_serial_loop: false,
-                in_forall: false,
-                in_tile: false,
-                in_nested: false,
-                uniform: false,
-            };
+            let scope = Scope::default();
             self.block(m.plan.view(), Where::Plan, &merge.body, scope);
         }
         self.recursion();
@@ -180,14 +173,7 @@ impl<'a> Validator<'a> {
         if !matches!(at, Where::Kernel(_)) && !body.shared.is_empty() {
             self.err(span, "shared arrays outside a kernel");
         }
-        let scope = Scope {
-            in_loop: false,
-            in_serial_loop: false,
-            in_forall: false,
-            in_tile: false,
-            in_nested: false,
-            uniform: false,
-        };
+        let scope = Scope::default();
         self.block(body.view(), at, &body.block, scope);
     }
 
