@@ -272,10 +272,21 @@ impl Lower<'_, '_> {
         })?;
         let (n, f) = (self.b.use_var(waiting), self.b.use_var(finished));
         let some = self.b.ins().icmp_imm_u(IntCC::NotEqual, n, 0);
-        let again = self.b.ins().band(some, f);
+        let mut again = self.b.ins().band(some, f);
+        let mut left = n;
+        if self.check_bounds {
+            // A bad access went to scratch instead, and an item reading scratch may wait for ever: once one is
+            // reported, the chunk stops going round and says nothing waits, so the runtime reports it.
+            let report = abi::slot(&mut self.b, ctx, self.layout.bounds_report());
+            let site = self.b.ins().load(t::I64, abi::flags(), report, (irgc_artifact::BoundsReport::SITE * 8) as i32);
+            let clean = self.b.ins().icmp_imm_u(IntCC::Equal, site, 0);
+            again = self.b.ins().band(again, clean);
+            let zero = self.b.ins().iconst(t::I64, 0);
+            left = self.b.ins().select(clean, n, zero);
+        }
         self.b.ins().brif(again, pass, &[], after, &[]);
         self.b.switch_to_block(after);
-        Ok(self.b.use_var(waiting))
+        Ok(left)
     }
 
     /// Iterations `lo..hi` of `forall e in G.edges`, walked row by row: a binary search over the row offsets

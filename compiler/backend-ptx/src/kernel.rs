@@ -11,11 +11,11 @@
 //! arrays are `.shared`. The tile loop strides over tiles by `nctaid`, so its control flow is uniform across the
 //! block; a barrier ends every tile iteration, since the next tile reuses the shared arrays.
 
-use crate::lower::Lower;
+use crate::lower::{Lower, GLOBAL};
 use crate::types;
 use crate::PtxError;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
-use inkwell::IntPredicate;
+use inkwell::{AddressSpace, IntPredicate};
 use irgc_artifact::{Layout, WorklistSlot};
 use irgc_front::ir::{DeviceOp, Expr, Handle, Kernel, Local, LocalType, Scalar, Space};
 
@@ -100,7 +100,7 @@ impl<'c> Lower<'c, '_> {
             Kind::Edges => vec![i.into()],
             Kind::OutEdges { first } => vec![self.b.build_int_add(first, i, "e")?.into()],
             Kind::Worklist { items, elem } => {
-                let addr = self.element(items, i, elem, crate::lower::GLOBAL)?;
+                let addr = self.element(items, i, elem, GLOBAL)?;
                 let v = self.b.build_load(types::mem(self.c, elem), addr, "item")?;
                 let item = self.mem_to_reg(elem, v)?;
                 // `forall (i, x) in wl` also binds the item's position, a `u64`.
@@ -291,8 +291,19 @@ impl<'c> Lower<'c, '_> {
         })?;
         let mine = self.b.build_load(boolt, again, "")?.into_int_value();
         let all = i32t.const_all_ones();
-        let more =
+        let mut more =
             self.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &[all.into(), mine.into()])?.into_int_value();
+        if self.check_bounds {
+            // A bad access went to scratch instead, and an item reading scratch may wait for ever: once one is
+            // reported, every warp stops going round (the runtime then reports it).
+            let bits = self.slot(self.layout.bounds_report())?;
+            let report = self.b.build_int_to_ptr(bits, self.c.ptr_type(AddressSpace::from(GLOBAL)), "report")?;
+            let site = self.volatile_load(report, "bad_site")?;
+            let bad = self.b.build_int_compare(IntPredicate::NE, site, site.get_type().const_zero(), "")?;
+            let args = [all.into(), bad.into()];
+            let stop = self.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &args)?.into_int_value();
+            more = self.b.build_and(more, self.b.build_not(stop, "")?, "")?;
+        }
         self.b.build_conditional_branch(more, pass, done)?;
         self.b.position_at_end(done);
         Ok(())
@@ -310,7 +321,7 @@ impl<'c> Lower<'c, '_> {
     ) -> Result<(), PtxError> {
         let boolt = self.c.bool_type();
         let i8t = self.c.i8_type();
-        let at = self.element(flags, i, Scalar::Bool, crate::lower::GLOBAL)?;
+        let at = self.element(flags, i, Scalar::Bool, GLOBAL)?;
         let flag = self.b.build_load(i8t, at, "finished")?.into_int_value();
         let open = self.b.build_int_compare(IntPredicate::EQ, flag, i8t.const_zero(), "")?;
         self.if_then(open, |me| {

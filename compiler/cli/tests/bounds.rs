@@ -118,3 +118,14 @@ fn a_heap_corrupted_by_a_kernel_is_reported_even_when_it_shows_after_the_run() {
         }
     }
 }
+
+/// In a sweep that waits, a bad read goes to scratch (0 here) and its item would wait for ever: the sweep stops
+/// going round once the bad access is reported, and the run stops with the report instead of hanging.
+#[test]
+fn a_bad_index_in_a_waiting_sweep_stops_it_instead_of_hanging() {
+    let p = program("if x[((v as u32) + 256) as node] == 0 { wait; }\n        x[v] = 1;");
+    let (code, err) = run(&p, &["--check-bounds", "--timeout", "60"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("out-of-bounds access in kernel `bad`"), "{err}");
+    assert!(err.contains("into `x`, whose length is 256"), "{err}");
+}
