@@ -15,7 +15,7 @@ use crate::lower::{Lower, GLOBAL};
 use crate::types;
 use crate::PtxError;
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
-use inkwell::{AddressSpace, IntPredicate};
+use inkwell::IntPredicate;
 use irgc_artifact::{Layout, WorklistSlot};
 use irgc_front::ir::{DeviceOp, Expr, Handle, Kernel, Local, LocalType, Scalar, Space};
 
@@ -249,103 +249,6 @@ impl<'c> Lower<'c, '_> {
             _ => return self.malformed("a kernel whose body is not a single `forall`"),
         }
         self.flush_reduction()
-    }
-
-    /// The sweep of a kernel that waits (`wait;`), as ECL-GC runs its colouring: each thread runs its items (the
-    /// grid-stride loop from `start` by `stride` over `size`) again and again until none of them waits. An item
-    /// that ran to its end sets its byte in the wait flags (the context's [`Layout::wait_flags`], all 0 at the
-    /// launch's start; the host clears them after it) and is skipped from then on; one that reached `wait`
-    /// leaves its byte 0 and makes its warp go round again. Only this thread reads and writes its items'
-    /// bytes, so plain accesses do; what the items read of each other goes through volatile loads
-    /// ([`Lower::coherent_array`]). The runtime launches every thread at once (a cooperative launch), so a
-    /// thread going round never waits for one that has not started.
-    fn waiting_sweep(
-        &mut self,
-        sp: &Prepared<'c>,
-        vars: &[Handle<Local>],
-        body: &[irgc_front::ir::DeviceStmt],
-        (start, size, stride): (IntValue<'c>, IntValue<'c>, IntValue<'c>),
-    ) -> Result<(), PtxError> {
-        let boolt = self.c.bool_type();
-        let flags = self.slot_ptr(self.layout.wait_flags())?;
-        let waited = self.alloca(boolt.into(), "waited")?;
-        let again = self.alloca(boolt.into(), "again")?;
-        let (pass, done) = (self.block("wait.pass"), self.block("wait.done"));
-        self.b.build_unconditional_branch(pass)?;
-        self.b.position_at_end(pass);
-        self.b.build_store(again, boolt.const_zero())?;
-        // The lanes of a warp step through their items together (the loop runs from the warp's first lane's
-        // start, a lane past the end idle) and go round while any of them has an item waiting: lanes whose items
-        // are ready at the same step then reach a `warp`-scheduled loop together and share its ranges (kron22:
-        // 4.1 s -> 0.64 s for a first form of `jp_async`). Threads going round on their own were faster where
-        // nothing is shared (urand22 13.5 against 18.2 ms for that form) but hung `jp_async` on graphs that are
-        // not skewed (an H200, 2026-11-28: cause not found; docs/coloring.md), so the warp goes round as one.
-        let i32t = self.c.i32_type();
-        let lane = self.call_intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.into(), &[])?.into_int_value();
-        let lane = self.b.build_int_z_extend(lane, self.c.i64_type(), "lane")?;
-        let warp_start = self.b.build_int_sub(start, lane, "warp_start")?;
-        self.counted_loop(warp_start, size, stride, false, false, |me, first| {
-            let i = me.b.build_int_add(first, lane, "")?;
-            let valid = me.b.build_int_compare(IntPredicate::ULT, i, size, "")?;
-            me.if_then(valid, |me| me.waiting_item(sp, vars, body, (flags, i), (waited, again)))
-        })?;
-        let mine = self.b.build_load(boolt, again, "")?.into_int_value();
-        let all = i32t.const_all_ones();
-        let mut more =
-            self.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &[all.into(), mine.into()])?.into_int_value();
-        if self.check_bounds {
-            // A bad access went to scratch instead, and an item reading scratch may wait for ever: once one is
-            // reported, every warp stops going round (the runtime then reports it).
-            let bits = self.slot(self.layout.bounds_report())?;
-            let report = self.b.build_int_to_ptr(bits, self.c.ptr_type(AddressSpace::from(GLOBAL)), "report")?;
-            let site = self.volatile_load(report, "bad_site")?;
-            let bad = self.b.build_int_compare(IntPredicate::NE, site, site.get_type().const_zero(), "")?;
-            let args = [all.into(), bad.into()];
-            let stop = self.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &args)?.into_int_value();
-            more = self.b.build_and(more, self.b.build_not(stop, "")?, "")?;
-        }
-        self.b.build_conditional_branch(more, pass, done)?;
-        self.b.position_at_end(done);
-        Ok(())
-    }
-
-    /// Item `i` of a waiting sweep (see [`Lower::waiting_sweep`]): skipped once its byte in `flags` is set; else
-    /// its body runs, and the byte is set if it ran to its end, `again` if it waited.
-    fn waiting_item(
-        &mut self,
-        sp: &Prepared<'c>,
-        vars: &[Handle<Local>],
-        body: &[irgc_front::ir::DeviceStmt],
-        (flags, i): (PointerValue<'c>, IntValue<'c>),
-        (waited, again): (PointerValue<'c>, PointerValue<'c>),
-    ) -> Result<(), PtxError> {
-        let boolt = self.c.bool_type();
-        let i8t = self.c.i8_type();
-        let at = self.element(flags, i, Scalar::Bool, GLOBAL)?;
-        let flag = self.b.build_load(i8t, at, "finished")?.into_int_value();
-        let open = self.b.build_int_compare(IntPredicate::EQ, flag, i8t.const_zero(), "")?;
-        self.if_then(open, |me| {
-            me.b.build_store(waited, boolt.const_zero())?;
-            me.bind_space(sp, vars, i)?;
-            let end = me.block("wait.item_end");
-            let outer = me.wait.replace(crate::lower::WaitTarget { waited, end });
-            me.block_of(body)?;
-            me.wait = outer;
-            me.b.build_unconditional_branch(end)?;
-            me.b.position_at_end(end);
-            let w = me.b.build_load(boolt, waited, "")?.into_int_value();
-            me.if_else(
-                w,
-                |me| {
-                    me.b.build_store(again, boolt.const_all_ones())?;
-                    Ok(())
-                },
-                |me| {
-                    me.b.build_store(at, i8t.const_int(1, false))?;
-                    Ok(())
-                },
-            )
-        })
     }
 
     /// The kernel ABI's counter protocol: the thread whose `index` is 0 zeroes the spent push counter of every

@@ -103,6 +103,7 @@ mod pipe_records;
 mod pipe_solo;
 mod stmt;
 mod types;
+mod waiting;
 
 use irgc_front::ir::Module;
 

@@ -134,12 +134,14 @@ pub(crate) struct Lower<'c, 'a> {
     pub wait: Option<WaitTarget<'c>>,
 }
 
-/// Where a `wait` statement of an asynchronous sweep goes: it sets `waited` and leaves the item for `end`, the
-/// block after the item's body, which then keeps the item for the thread's next pass.
-#[derive(Clone, Copy)]
+/// Where a `wait` statement of an asynchronous sweep goes: it sets `waited`, switches off every predicate in
+/// `clear` (a predicated item, `crate::waiting`), and leaves for `end`: the block after the item's body, or after
+/// the predicated statement it is in.
+#[derive(Clone)]
 pub(crate) struct WaitTarget<'c> {
     pub waited: PointerValue<'c>,
     pub end: BasicBlock<'c>,
+    pub clear: Vec<PointerValue<'c>>,
 }
 
 impl<'c, 'a> Lower<'c, 'a> {

@@ -120,38 +120,83 @@ impl<'c> Lower<'c, '_> {
             }
             match &s.kind {
                 StmtKind::If { cond, then, otherwise } => {
-                    let p = self.b.build_load(bool_t, pred, "pred")?.into_int_value();
-                    let c = self.alloca(bool_t.into(), "cond")?;
-                    self.b.build_store(c, bool_t.const_zero())?;
-                    self.if_then(p, |me| {
-                        let v = me.expr(*cond)?;
-                        let v = me.int(v)?;
-                        me.b.build_store(c, v)?;
-                        Ok(())
-                    })?;
-                    let cv = self.b.build_load(bool_t, c, "")?.into_int_value();
-                    let (pt, po) = (self.alloca(bool_t.into(), "pthen")?, self.alloca(bool_t.into(), "pelse")?);
-                    let t = self.b.build_and(p, cv, "")?;
-                    self.b.build_store(pt, t)?;
-                    let not_c = self.b.build_not(cv, "")?;
-                    let o = self.b.build_and(p, not_c, "")?;
-                    self.b.build_store(po, o)?;
+                    let (pt, po) = self.split_pred(pred, *cond)?;
                     self.predicated_block(then, pt)?;
                     self.predicated_block(otherwise, po)?;
                 }
-                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, interleave, schedule, stops })
-                    if vars.len() == 1 =>
-                {
-                    let unroll = self.unroll_of(*unroll);
-                    let fine = *schedule == Schedule::Fine;
-                    let (interleave, stops) = (*interleave, *stops);
-                    let lp = NestedLoop { var: vars[0], space, body, combine, unroll, interleave, fine, stops };
-                    self.block_loop(&lp, pred)?;
-                }
+                StmtKind::Op(op) => match self.nested_loop(op) {
+                    Some(lp) => self.block_loop(&lp, pred)?,
+                    None => return self.malformed("a block-scheduled loop that is not a one-variable `forall`"),
+                },
                 _ => return self.malformed("a block-scheduled loop under a statement other than `if`"),
             }
         }
         Ok(())
+    }
+
+    /// The predicates of an `if`'s branches under predicate `pred` (allocas): `pred && cond` and `pred && !cond`,
+    /// `cond` evaluated only where `pred` holds.
+    pub(crate) fn split_pred(
+        &mut self,
+        pred: PointerValue<'c>,
+        cond: Handle<irgc_front::ir::Expr>,
+    ) -> Result<(PointerValue<'c>, PointerValue<'c>), PtxError> {
+        let bool_t = self.c.bool_type();
+        let p = self.b.build_load(bool_t, pred, "pred")?.into_int_value();
+        let c = self.alloca(bool_t.into(), "cond")?;
+        self.b.build_store(c, bool_t.const_zero())?;
+        self.if_then(p, |me| {
+            let v = me.expr(cond)?;
+            let v = me.int(v)?;
+            me.b.build_store(c, v)?;
+            Ok(())
+        })?;
+        let cv = self.b.build_load(bool_t, c, "")?.into_int_value();
+        let (pt, po) = (self.alloca(bool_t.into(), "pthen")?, self.alloca(bool_t.into(), "pelse")?);
+        let t = self.b.build_and(p, cv, "")?;
+        self.b.build_store(pt, t)?;
+        let not_c = self.b.build_not(cv, "")?;
+        let o = self.b.build_and(p, not_c, "")?;
+        self.b.build_store(po, o)?;
+        Ok((pt, po))
+    }
+
+    /// The loop of a one-variable nested `forall` as this form runs it (`None` for any other operation).
+    pub(crate) fn nested_loop<'a>(&self, op: &'a DeviceOp) -> Option<NestedLoop<'a>> {
+        match op {
+            DeviceOp::ForAll { vars, space, body, combine, unroll, interleave, schedule, stops } if vars.len() == 1 => {
+                Some(NestedLoop {
+                    var: vars[0],
+                    space,
+                    body,
+                    combine,
+                    unroll: self.unroll_of(*unroll),
+                    interleave: *interleave,
+                    fine: *schedule == Schedule::Fine,
+                    stops: *stops,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// This thread's range of `lp` in two allocas (start, length), empty where `p` is off.
+    fn predicated_range(
+        &mut self,
+        lp: &NestedLoop<'_>,
+        p: IntValue<'c>,
+    ) -> Result<(PointerValue<'c>, PointerValue<'c>), PtxError> {
+        let i64t = self.c.i64_type();
+        let (s_own, n_own) = (self.alloca(i64t.into(), "np_s")?, self.alloca(i64t.into(), "np_n")?);
+        self.b.build_store(s_own, i64t.const_zero())?;
+        self.b.build_store(n_own, i64t.const_zero())?;
+        self.if_then(p, |me| {
+            let (s, n) = me.range_of(lp.space)?;
+            me.b.build_store(s_own, s)?;
+            me.b.build_store(n_own, n)?;
+            Ok(())
+        })?;
+        Ok((s_own, n_own))
     }
 
     /// A nested `forall` scheduled `warp`, or in its thread when its space is not a range.
@@ -160,6 +205,30 @@ impl<'c> Lower<'c, '_> {
         let (start, n) = self.range_of(lp.space)?;
         let n_own = self.alloca(i64t.into(), "np_n")?;
         self.b.build_store(n_own, n)?;
+        let mask = self.call_intrinsic("llvm.nvvm.activemask", i32t.into(), &[])?.into_int_value();
+        self.warp_loop_over(lp, start, n_own, mask)
+    }
+
+    /// A `warp` loop that every lane of the warp reaches (a predicated item of a waiting sweep,
+    /// `crate::waiting`): a lane where `p` is off brings an empty range, and helps the others.
+    pub(crate) fn warp_loop_all(&mut self, lp: &NestedLoop<'_>, p: IntValue<'c>) -> Result<(), PtxError> {
+        let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
+        let (s_own, n_own) = self.predicated_range(lp, p)?;
+        let all = i32t.const_all_ones();
+        self.warp_sync(all)?;
+        let start = self.b.build_load(i64t, s_own, "")?.into_int_value();
+        self.warp_loop_over(lp, start, n_own, all)
+    }
+
+    /// [`Lower::warp_loop`] over this lane's range (`start`, and the length in `n_own`) among the lanes of `mask`.
+    fn warp_loop_over(
+        &mut self,
+        lp: &NestedLoop<'_>,
+        start: IntValue<'c>,
+        n_own: PointerValue<'c>,
+        mask: IntValue<'c>,
+    ) -> Result<(), PtxError> {
+        let (i32t, i64t) = (self.c.i32_type(), self.c.i64_type());
         let live = self.live_ins(lp);
         let saved = self.save(&live)?;
         let saved_comb = self.save(&lp.combine.iter().map(|c| c.local).collect::<Vec<_>>())?;
@@ -172,7 +241,6 @@ impl<'c> Lower<'c, '_> {
             acc.push(a);
         }
         let int = |v: BasicValueEnum<'c>| v.into_int_value();
-        let mask = int(self.call_intrinsic("llvm.nvvm.activemask", i32t.into(), &[])?);
         let lane = int(self.call_intrinsic("llvm.nvvm.read.ptx.sreg.laneid", i32t.into(), &[])?);
         let below = int(self.call_intrinsic("llvm.nvvm.read.ptx.sreg.lanemask.lt", i32t.into(), &[])?);
         let before = self.b.build_and(mask, below, "")?;
@@ -231,16 +299,8 @@ impl<'c> Lower<'c, '_> {
     fn block_loop(&mut self, lp: &NestedLoop<'_>, pred: PointerValue<'c>) -> Result<(), PtxError> {
         let (i32t, i64t, bool_t) = (self.c.i32_type(), self.c.i64_type(), self.c.bool_type());
         // This thread's range (empty without `pred`), published with its live-ins.
-        let (s_own, n_own) = (self.alloca(i64t.into(), "np_s")?, self.alloca(i64t.into(), "np_n")?);
-        self.b.build_store(s_own, i64t.const_zero())?;
-        self.b.build_store(n_own, i64t.const_zero())?;
         let p = self.b.build_load(bool_t, pred, "")?.into_int_value();
-        self.if_then(p, |me| {
-            let (s, n) = me.range_of(lp.space)?;
-            me.b.build_store(s_own, s)?;
-            me.b.build_store(n_own, n)?;
-            Ok(())
-        })?;
+        let (s_own, n_own) = self.predicated_range(lp, p)?;
         if self.grid_share && lp.combine.is_empty() {
             self.grid_level(lp, s_own, n_own)?;
         }

@@ -125,19 +125,11 @@ impl<'c> Lower<'c, '_> {
                     self.write_local(*r, v)?;
                 }
             }
-            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, unroll, interleave, stops }
+            DeviceOp::ForAll { vars, space, body, schedule: Schedule::Warp, combine, interleave, .. }
                 if vars.len() == 1 && space.is_range() =>
             {
-                let unroll = self.unroll_of(*unroll);
-                let lp = crate::nested::NestedLoop {
-                    var: vars[0],
-                    space,
-                    body,
-                    combine,
-                    unroll,
-                    interleave: *interleave,
-                    fine: false,
-                    stops: *stops,
+                let Some(lp) = self.nested_loop(op) else {
+                    return self.malformed("a warp-scheduled loop that is not a one-variable `forall`");
                 };
                 let skewed = self.skewed()?;
                 let serial = |me: &mut Self| me.serial_forall(vars, space, body, combine, *interleave);
@@ -186,10 +178,13 @@ impl<'c> Lower<'c, '_> {
                 self.barrier()?;
             }
             DeviceOp::Wait => {
-                let Some(w) = self.wait else {
+                let Some(w) = self.wait.clone() else {
                     return self.malformed("`wait` outside the sweep of a kernel that waits");
                 };
                 self.b.build_store(w.waited, self.c.bool_type().const_all_ones())?;
+                for p in &w.clear {
+                    self.b.build_store(*p, self.c.bool_type().const_zero())?;
+                }
                 self.jump_away(w.end)?;
             }
         }
