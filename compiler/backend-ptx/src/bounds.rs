@@ -25,6 +25,13 @@ pub(crate) struct Checked<'c> {
 }
 
 impl<'c> Lower<'c, '_> {
+    /// The bounds report's address (the context slot after the table), as a global pointer.
+    pub(crate) fn bounds_report(&mut self) -> Result<PointerValue<'c>, PtxError> {
+        let bits = self.slot(self.layout.bounds_report())?;
+        let ptr = self.c.ptr_type(AddressSpace::from(GLOBAL));
+        Ok(self.b.build_int_to_ptr(bits, ptr, "bounds_report")?)
+    }
+
     /// Checks every `(index, bound)` (`i64`s; unsigned, so a negative index is huge) of the access to `what` whose
     /// first index is `expr`, reporting the first failing pair; `None` without `--check-bounds` (or for an
     /// unchecked site).
@@ -46,8 +53,7 @@ impl<'c> Lower<'c, '_> {
             bad_index = self.b.build_select(fine, bad_index, index, "")?.into_int_value();
             bad_bound = self.b.build_select(fine, bad_bound, bound, "")?.into_int_value();
         }
-        let bits = self.slot(self.layout.bounds_report())?;
-        let report = self.b.build_int_to_ptr(bits, c.ptr_type(AddressSpace::from(GLOBAL)), "bounds_report")?;
+        let report = self.bounds_report()?;
         // Word `w` of the report, through the element helper (the backend builds no GEPs itself).
         let word = |lw: &mut Self, w: usize| lw.element(report, i64t.const_int(w as u64, false), Scalar::U64, GLOBAL);
         let scratch = word(self, BoundsReport::SCRATCH)?;

@@ -22,7 +22,6 @@
 
 use crate::kernel::Prepared;
 use crate::lower::{Lower, WaitTarget, GLOBAL};
-use crate::nested::NestedLoop;
 use crate::PtxError;
 use inkwell::values::{IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
@@ -77,8 +76,7 @@ impl<'c> Lower<'c, '_> {
         let mut more =
             self.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &[all.into(), mine.into()])?.into_int_value();
         if self.check_bounds {
-            let bits = self.slot(self.layout.bounds_report())?;
-            let report = self.b.build_int_to_ptr(bits, self.c.ptr_type(AddressSpace::from(GLOBAL)), "report")?;
+            let report = self.bounds_report()?;
             let site = self.volatile_load(report, "bad_site")?;
             let bad = self.b.build_int_compare(IntPredicate::NE, site, site.get_type().const_zero(), "")?;
             let args = [all.into(), bad.into()];
@@ -185,42 +183,21 @@ impl<'c> Lower<'c, '_> {
             }
             match &s.kind {
                 StmtKind::If { cond, then, otherwise } => {
-                    let p = self.b.build_load(boolt, pred, "pred")?.into_int_value();
-                    let c = self.alloca(boolt.into(), "cond")?;
-                    self.b.build_store(c, boolt.const_zero())?;
-                    self.if_then(p, |me| {
-                        let v = me.expr(*cond)?;
-                        let v = me.int(v)?;
-                        me.b.build_store(c, v)?;
-                        Ok(())
-                    })?;
-                    let cv = self.b.build_load(boolt, c, "")?.into_int_value();
-                    let (pt, po) = (self.alloca(boolt.into(), "pthen")?, self.alloca(boolt.into(), "pelse")?);
-                    self.b.build_store(pt, self.b.build_and(p, cv, "")?)?;
-                    let not_c = self.b.build_not(cv, "")?;
-                    self.b.build_store(po, self.b.build_and(p, not_c, "")?)?;
+                    let (pt, po) = self.split_pred(pred, *cond)?;
                     for (branch, bp) in [(then, pt), (otherwise, po)] {
                         let mut inner = preds.to_vec();
                         inner.push(bp);
                         self.predicated_waiting(branch, waited, &inner)?;
                     }
                 }
-                StmtKind::Op(DeviceOp::ForAll { vars, space, body, combine, unroll, interleave, stops, .. }) => {
-                    let unroll = self.unroll_of(*unroll);
-                    let lp = NestedLoop {
-                        var: vars[0],
-                        space,
-                        body,
-                        combine,
-                        unroll,
-                        interleave: *interleave,
-                        fine: false,
-                        stops: *stops,
+                StmtKind::Op(op @ DeviceOp::ForAll { vars, space, body, combine, interleave, .. }) => {
+                    let Some(lp) = self.nested_loop(op) else {
+                        return self.malformed("a warp-scheduled loop that is not a one-variable `forall`");
                     };
                     let p = self.b.build_load(boolt, pred, "pred")?.into_int_value();
                     let skewed = self.skewed()?;
                     let serial =
-                        |me: &mut Self| me.if_then(p, |me| me.serial_forall(vars, space, body, combine, lp.interleave));
+                        |me: &mut Self| me.if_then(p, |me| me.serial_forall(vars, space, body, combine, *interleave));
                     self.if_else(skewed, |me| me.warp_loop_all(&lp, p), serial)?;
                 }
                 _ => return self.malformed("a warp-scheduled loop under a statement other than `if`"),

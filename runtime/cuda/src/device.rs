@@ -351,14 +351,12 @@ impl CudaDevice {
     /// The grid of a launch of `size` iterations whose sweep waits: as many blocks of [`FORALL_BLOCK`] threads as
     /// are resident at once (at most the ordinary cap per multiprocessor, and no more than the items need).
     fn waiting_shape(&self, function: &CudaFunction, size: i64, name: &str) -> Result<LaunchConfig, RunError> {
-        let per_sm = function
-            .occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None)
-            .map_err(|e| device_error(format_args!("cannot size the grid of kernel `{name}`"), e))?;
-        let resident = u64::from(self.gpu.sms) * u64::from(per_sm).min(crate::shape::FORALL_BLOCKS_PER_SM);
+        let cap = crate::shape::FORALL_BLOCKS_PER_SM as u32;
+        let resident = resident_grid(function, self.gpu.sms, cap).map_or(0, u64::from);
         if resident == 0 {
             return Err(RunError::Device(format!(
                 "kernel `{name}` waits (`wait;`), so all its threads must run at once, but no block of it fits on \
-                 a multiprocessor of this GPU"
+                 a multiprocessor of this GPU (or the driver cannot say how many do)"
             )));
         }
         let wanted = (size as u64).div_ceil(u64::from(FORALL_BLOCK));
@@ -385,13 +383,20 @@ fn copy_to(stream: &Arc<CudaStream>, buf: &mut GpuBuffer, offset: usize, bytes: 
     stream.memcpy_htod(bytes, &mut dst).map_err(|e| device_error("cannot copy to the GPU", e))
 }
 
+/// How many blocks of [`FORALL_BLOCK`] threads of `function` are resident at once on `sms` multiprocessors, at
+/// most `per_sm_cap` on each (`None` when the driver cannot say): the grid of a launch whose blocks must all run
+/// together (an outlined pipe's grid barrier, a sweep that waits).
+fn resident_grid(function: &CudaFunction, sms: u32, per_sm_cap: u32) -> Option<u32> {
+    let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None).ok()?;
+    sms.checked_mul(per_sm.min(per_sm_cap))
+}
+
 /// Loads an outlined pipe's entry and sizes its grid: `None` when the PTX lacks it or no block of it fits on a
 /// multiprocessor (the interpreter then runs the pipe round by round, as on a GPU without cooperative launches).
 fn pipe_entry(module: &Arc<CudaModule>, ptx: &str, name: &str, sms: u32, wanted_per_sm: u32) -> Option<PipeEntry> {
     let load = |name: &str| {
         let function = module.load_function(name).ok()?;
-        let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None).ok()?;
-        let grid = sms.checked_mul(per_sm.min(wanted_per_sm))?;
+        let grid = resident_grid(&function, sms, wanted_per_sm)?;
         (grid > 0).then_some((function, grid))
     };
     let (function, grid) = load(name)?;
@@ -584,15 +589,15 @@ impl Device for CudaDevice {
         // A sweep that waits runs on a grid whose threads all run at once (a cooperative launch: the driver
         // refuses one that cannot be resident), each going round its items until none waits.
         let cfg = if desc.waits { self.waiting_shape(function, size, &desc.name)? } else { cfg };
-        let go = |f: &CudaFunction| driver::launch(stream, f, &self.table, size, cfg, desc.waits);
+        let go = || driver::launch(stream, function, &self.table, size, cfg, desc.waits);
         let ms = if self.time_launches || trial.is_some_and(|t| t.timed) {
             self.launch_events.0.record(stream).map_err(failed)?;
-            go(function).map_err(failed)?;
+            go().map_err(failed)?;
             self.launch_events.1.record(stream).map_err(failed)?;
             stream.synchronize().map_err(failed)?;
             self.launch_events.0.elapsed_ms(&self.launch_events.1).map_err(failed)?
         } else {
-            go(function).map_err(failed)?;
+            go().map_err(failed)?;
             0.0
         };
         if let Some(t) = trial {
