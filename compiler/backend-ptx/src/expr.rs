@@ -7,7 +7,6 @@
 use crate::lower::{Lower, GLOBAL};
 use crate::types::{self, reg};
 use crate::PtxError;
-use inkwell::values::BasicValue as _;
 use inkwell::values::{BasicValueEnum, IntValue};
 use inkwell::{FloatPredicate, IntPredicate};
 use irgc_artifact::Layout;
@@ -23,13 +22,11 @@ impl<'c> Lower<'c, '_> {
             ExprKind::Param(p) => self.scalar_slot(self.layout.param(p.index()), ty)?,
             ExprKind::Load { array, index } => {
                 let (addr, elem, _) = self.array_addr(*array, index)?;
-                let v = self.b.build_load(types::mem(self.c, elem), addr, "")?;
-                if self.coherent_array(*array) {
-                    v.as_instruction_value()
-                        .ok_or_else(|| PtxError::Llvm("load is not an instruction".into()))?
-                        .set_volatile(true)
-                        .map_err(|e| PtxError::Llvm(e.to_string()))?;
-                }
+                let v = if self.coherent_array(*array) {
+                    self.coherent_load(addr, elem)?
+                } else {
+                    self.b.build_load(types::mem(self.c, elem), addr, "")?
+                };
                 self.mem_to_reg(elem, v)?
             }
             ExprKind::Unary { op, arg } => {

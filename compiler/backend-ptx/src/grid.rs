@@ -18,6 +18,7 @@
 //! 4. A second grid barrier (every chunk done, its writes visible to the owner after the loop), then block 0
 //!    zeroes the count and the cursor for the next round, which starts after the pipe's own barrier.
 
+use crate::grid_barrier::Poll;
 use crate::lower::{Lower, GLOBAL};
 use crate::nested::NestedLoop;
 use crate::PtxError;
@@ -77,9 +78,9 @@ impl<'c> Lower<'c, '_> {
         // 2. Everything published is visible to every block after this.
         self.converge_warp()?;
         let bar = self.word(board, k(BARRIER))?;
-        self.grid_barrier_on(bar)?;
+        self.grid_barrier_on(bar, Poll::Round)?;
         let count_at = self.word(board, k(COUNT))?;
-        let count = self.volatile_load(count_at, "grid_count")?;
+        let count = self.relaxed_load(count_at, "grid_count")?;
         let some = self.b.build_int_compare(IntPredicate::NE, count, k(0), "")?;
         self.if_then(some, |me| {
             let over = me.b.build_int_compare(IntPredicate::UGT, count, k(RECORDS), "")?;
@@ -88,7 +89,7 @@ impl<'c> Lower<'c, '_> {
             // 4. Every chunk done; then the board back to zero for the next round.
             me.converge_warp()?;
             let bar = me.word(board, k(BARRIER))?;
-            me.grid_barrier_on(bar)?;
+            me.grid_barrier_on(bar, Poll::Round)?;
             let (tid, ctaid) = (me.sreg("tid")?, me.sreg("ctaid")?);
             let first = me.b.build_or(tid, ctaid, "")?;
             let first = me.b.build_int_compare(IntPredicate::EQ, first, k(0), "")?;
@@ -192,10 +193,10 @@ impl<'c> Lower<'c, '_> {
         self.element(board, i, Scalar::U64, GLOBAL)
     }
 
-    /// A volatile load of word `i` of a board (written by other blocks: past L1).
+    /// A relaxed GPU-scope load of word `i` of a board (written by other blocks: past L1).
     fn board_load(&mut self, board: PointerValue<'c>, i: IntValue<'c>) -> Result<IntValue<'c>, PtxError> {
         let w = self.word(board, i)?;
-        self.volatile_load(w, "")
+        self.relaxed_load(w, "")
     }
 
     /// Stores `v` in word `at + j` of a board.

@@ -1,34 +1,51 @@
 //! The grid barrier of an outlined pipe's persistent kernel (and of the grid level, `crate::grid`). It is the
-//! one CUDA's cooperative groups use: `bar.sync`; thread 0 of each block fences (`membar.gl`) and arrives with one
-//! atomic add on a single word, chosen so that the last arrival flips the word's top bit, spins until it sees the
-//! flip, and fences again; `bar.sync`. The fences make every write before the barrier visible to every read after
-//! it, at GPU scope (they also drop stale L1 lines). One atomic and one polled word a block (an earlier version
-//! also kept a generation word that the last arrival reset and bumped) made the round-bound pipes 3–7% faster on
-//! an H200: road FLA `bfs_worklist` 13.0 → 12.4 ms, `sssp_nearfar` 34.0 → 31.5, grid2k 31.9 → 30.7 and 62.8 → 59.1.
+//! one CUDA's cooperative groups use: `bar.sync`; thread 0 of each block arrives with one atomic add on a single
+//! word (`atom.add.release.gpu`: every write the block made before the `bar.sync` is visible to whoever sees the
+//! add), chosen so that the last arrival flips the word's top bit, and spins until it sees the flip, with an
+//! acquire at GPU scope (so every read after the barrier sees those writes, and no stale L1 line); `bar.sync`.
+//! One atomic and one polled word a block, alone in its 128-byte line (`PipeState::BARRIER_COUNT`).
+//!
+//! Measured on an H200 (4,000 rounds of one item, road `bfs_worklist`, grid2k `bfs_worklist`, ms): the earlier
+//! form — `membar.gl` (a sequentially consistent fence) around a relaxed add, volatile (system-scope) polls and
+//! state loads — 12.3 / 10.2 / 25.6; GPU-scope relaxed loads of the state words 8.0 / 8.9 / 21.8; release add,
+//! relaxed polls and a fence after them, barrier word on its own line 7.9 / 8.8 / 21.4; polling with acquire loads
+//! 7.0 / 8.8 / 20.7. Acquire polls slow down a block running rounds alone beside blocks that wait long (each poll
+//! drops its multiprocessor's L1: 4,000 rounds of one item on block 0, 2.9 → 3.6 ms), so such a wait
+//! ([`Poll::Long`]) polls relaxed and acquires once, with a fence, when it sees the flip.
 
 use crate::lower::Lower;
 use crate::PtxError;
 use inkwell::values::PointerValue;
-use inkwell::{AtomicOrdering, AtomicRMWBinOp, IntPredicate};
+use inkwell::IntPredicate;
 use irgc_artifact::PipeState;
+
+/// How a block's thread 0 waits at a grid barrier.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Poll {
+    /// The barrier ends a round: the wait is short. Acquire loads.
+    Round,
+    /// The block waits while block 0 runs rounds alone (`crate::pipe_solo`): relaxed loads, then one fence.
+    Long,
+}
 
 impl<'c> Lower<'c, '_> {
     /// A barrier across the whole grid (every block resident: a cooperative launch) on the word `state` (the
     /// pipe's state area) keeps for it. See the module docs.
     pub(crate) fn grid_barrier(&mut self, state: PointerValue<'c>) -> Result<(), PtxError> {
         let count_ptr = self.fixed_word(state, PipeState::BARRIER_COUNT)?;
-        self.grid_barrier_on(count_ptr)
+        self.grid_barrier_on(count_ptr, Poll::Round)
+    }
+
+    /// [`Lower::grid_barrier`] for blocks that wait while block 0 runs rounds alone ([`Poll::Long`]).
+    pub(crate) fn grid_barrier_long(&mut self, state: PointerValue<'c>) -> Result<(), PtxError> {
+        let count_ptr = self.fixed_word(state, PipeState::BARRIER_COUNT)?;
+        self.grid_barrier_on(count_ptr, Poll::Long)
     }
 
     /// [`Lower::grid_barrier`] counting in the word at `count_ptr` (any value to start with: arrivals only flip
     /// its top bit, so it never needs resetting). Every thread of every block must call it.
-    pub(crate) fn grid_barrier_on(&mut self, count_ptr: PointerValue<'c>) -> Result<(), PtxError> {
+    pub(crate) fn grid_barrier_on(&mut self, count_ptr: PointerValue<'c>, poll: Poll) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
-        let fence = |me: &Self| -> Result<(), PtxError> {
-            let f = me.intrinsic("llvm.nvvm.membar.gl", None, &[]);
-            me.b.build_call(f, &[], "")?;
-            Ok(())
-        };
         self.barrier()?;
         let tid = self.sreg("tid")?;
         let lead = self.b.build_int_compare(IntPredicate::EQ, tid, i64t.const_zero(), "lead")?;
@@ -44,18 +61,29 @@ impl<'c> Lower<'c, '_> {
                 let others = me.b.build_int_sub(nblocks, i64t.const_int(1, false), "")?;
                 let first_adds = me.b.build_int_sub(top, others, "")?;
                 let adds = me.b.build_select(first, first_adds, i64t.const_int(1, false), "")?.into_int_value();
-                fence(me)?;
-                let old = me.b.build_atomicrmw(AtomicRMWBinOp::Add, count_ptr, adds, AtomicOrdering::Monotonic)?;
+                let arrive = "atom.add.release.gpu.u64 $0, [$1], $2;";
+                let old = me.scoped_asm("", arrive, "=l,l,l,~{memory}", &[count_ptr.into(), adds.into()])?;
                 let (spin, done) = (me.block("gridbar.spin"), me.block("gridbar.done"));
                 me.b.build_unconditional_branch(spin)?;
                 me.b.position_at_end(spin);
-                let now = me.volatile_load(count_ptr, "")?;
+                let now = match poll {
+                    Poll::Round => {
+                        me.scoped_asm("", "ld.acquire.gpu.u64 $0, [$1];", "=l,l,~{memory}", &[count_ptr.into()])?
+                    }
+                    Poll::Long => me.relaxed_load(count_ptr, "")?,
+                };
                 let changed = me.b.build_xor(now, old, "")?;
                 let flipped = me.b.build_and(changed, top, "")?;
                 let waiting = me.b.build_int_compare(IntPredicate::EQ, flipped, i64t.const_zero(), "")?;
                 me.b.build_conditional_branch(waiting, spin, done)?;
                 me.b.position_at_end(done);
-                fence(me)
+                if poll == Poll::Long {
+                    let ty = me.c.void_type().fn_type(&[], false);
+                    let fence = "fence.acq_rel.gpu;".to_string();
+                    let asm = me.c.create_inline_asm(ty, fence, "~{memory}".into(), true, false, None, false);
+                    me.b.build_indirect_call(ty, asm, &[], "")?;
+                }
+                Ok(())
             },
             |_| Ok(()),
         )?;

@@ -79,7 +79,7 @@ impl<'c> Lower<'c, '_> {
         self.state_word(state, off)
     }
 
-    /// At round `round`'s head: every thread reads copy `round % 2` of `hybrid` `k`'s estimates (volatile: thread
+    /// At round `round`'s head: every thread reads copy `round % 2` of `hybrid` `k`'s estimates (a relaxed GPU-scope load: thread
     /// 0 wrote them) into its registers.
     pub(crate) fn auto_read(
         &mut self,
@@ -93,7 +93,7 @@ impl<'c> Lower<'c, '_> {
         let slot = self.b.build_and(round, i64t.const_int(1, false), "auto_slot")?;
         for i in 0..AutoHybrid::WORDS {
             let addr = self.auto_word(state, at, k, slot, i)?;
-            let bits = self.volatile_load(addr, "auto")?;
+            let bits = self.relaxed_load(addr, "auto")?;
             self.b.build_store(regs.now[i], self.b.build_bit_cast(bits, f64t, "")?)?;
         }
         Ok(())

@@ -26,23 +26,27 @@ pub(crate) struct Solo<'c> {
     base: usize,
     /// The registers spilled, and whether each is a `bool`.
     regs: Vec<(PointerValue<'c>, bool)>,
+    /// The register of the worklist's current count and that of its state-word index (read again from the
+    /// state area by a block let go, since the pipe's head takes the count from the register).
+    count: (PointerValue<'c>, PointerValue<'c>),
 }
 
 impl<'c> Lower<'c, '_> {
     /// The flag and limit of a pipe whose small rounds block 0 may run alone, its registers `regs` spilled from
-    /// state word `base` on.
+    /// state word `base` on; `count`: the worklist's count register and the register of its state-word index.
     pub(crate) fn solo_start(
         &mut self,
         state: PointerValue<'c>,
         base: usize,
         regs: Vec<(PointerValue<'c>, bool)>,
+        count: (PointerValue<'c>, PointerValue<'c>),
     ) -> Result<Solo<'c>, PtxError> {
         debug_assert!(regs.len() < PipeState::SPILL_WORDS);
         let flag = self.alloca(self.c.bool_type().into(), "solo")?;
         self.b.build_store(flag, self.c.bool_type().const_zero())?;
         let at = self.fixed_word(state, PipeState::SOLO_ITEMS)?;
         let max = self.b.build_load(self.c.i64_type(), at, "solo_items")?.into_int_value();
-        Ok(Solo { flag, max, base, regs })
+        Ok(Solo { flag, max, base, regs, count })
     }
 
     /// The barrier after a launch of the round: the grid's, or the block's in a round block 0 runs alone (`solo`:
@@ -109,7 +113,7 @@ impl<'c> Lower<'c, '_> {
         self.b.build_store(sl.flag, boolt.const_all_ones())?;
         self.b.build_unconditional_branch(go)?;
         self.b.position_at_end(wait);
-        self.grid_barrier(state)?;
+        self.grid_barrier_long(state)?;
         let ended = self.solo_reload(sl, state)?;
         self.b.build_conditional_branch(ended, exit, head)?;
         Ok(())
@@ -157,7 +161,7 @@ impl<'c> Lower<'c, '_> {
         let i64t = self.c.i64_type();
         for (i, &(reg, is_bool)) in sl.regs.iter().enumerate() {
             let at = self.fixed_word(state, sl.base + 1 + i)?;
-            let v = self.volatile_load(at, "")?;
+            let v = self.relaxed_load(at, "")?;
             if is_bool {
                 let b = self.b.build_int_truncate(v, self.c.bool_type(), "")?;
                 self.b.build_store(reg, b)?;
@@ -168,13 +172,16 @@ impl<'c> Lower<'c, '_> {
         for (h, local) in self.body.locals.iter() {
             if let LocalType::Scalar(s) = local.ty {
                 let at = self.fixed_word(state, PipeState::LOCALS + h.index())?;
-                let bits = self.volatile_load(at, "")?;
+                let bits = self.relaxed_load(at, "")?;
                 let v = self.bits_to_value(s, bits)?;
                 self.write_local(h, v)?;
             }
         }
+        let (count, which) = sl.count;
+        let n = self.rotating_count(state, which)?;
+        self.b.build_store(count, n)?;
         let at = self.fixed_word(state, sl.base)?;
-        let ended = self.volatile_load(at, "solo_ended")?;
+        let ended = self.relaxed_load(at, "solo_ended")?;
         Ok(self.b.build_int_compare(IntPredicate::NE, ended, i64t.const_zero(), "")?)
     }
 }

@@ -82,14 +82,13 @@ impl<'c> Lower<'c, '_> {
                 let v = self.expr(*value)?;
                 let (addr, elem, _) = self.array_addr(*array, index)?;
                 let v = self.reg_to_mem(elem, v)?;
-                let st = self.b.build_store(addr, v)?;
                 if self.coherent_array(*array) {
                     // Read by other items of a waiting launch while it runs: written through at once, and
                     // fenced, so that whoever sees a later write of this thread (an atomic that frees another
                     // item) also sees this one.
-                    st.set_volatile(true).map_err(|e| PtxError::Llvm(e.to_string()))?;
-                    let fence = self.intrinsic("llvm.nvvm.membar.gl", None, &[]);
-                    self.b.build_call(fence, &[], "")?;
+                    self.coherent_store(addr, elem, v)?;
+                } else {
+                    self.b.build_store(addr, v)?;
                 }
             }
             DeviceOp::Atomic { op, array, index, value, compare, result } => {

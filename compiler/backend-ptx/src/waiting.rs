@@ -10,9 +10,12 @@
 //! - An item that ran to its end sets its byte in the wait flags (the context's `Layout::wait_flags`, all 0 at
 //!   the launch's start; the host clears them after it) and is skipped from then on; one that reached `wait`
 //!   leaves its byte 0. Only its lane reads and writes an item's byte, so plain accesses do.
-//! - What the items read of each other goes through volatile loads, and a store to such an array is followed by
-//!   `membar.gl` ([`Lower::coherent_array`]). The runtime launches every thread at once (a cooperative launch),
-//!   so a warp going round never waits for one that has not started.
+//! - What the items read of each other goes through strong loads at GPU scope (`ld.relaxed.gpu`: read again
+//!   every time, past L1), and a store to such an array is a strong store followed by `fence.acq_rel.gpu`
+//!   ([`Lower::coherent_array`], [`Lower::coherent_load`]). (PTX's `volatile` and `membar.gl` are the same at
+//!   system scope and sequentially consistent: dearer, and nothing here is shared beyond the GPU.) The runtime
+//!   launches every thread at once (a cooperative launch), so a warp going round never waits for one that has
+//!   not started.
 //! - With bounds checks, once a bad index is reported every warp stops going round (an item reading the scratch
 //!   word the bad access went to could wait for ever); the runtime then reports it.
 //! - **Predicated items.** A sweep whose body holds a `warp`-scheduled loop (directly or under `if`s) runs the
@@ -23,7 +26,8 @@
 use crate::kernel::Prepared;
 use crate::lower::{Lower, WaitTarget, GLOBAL};
 use crate::PtxError;
-use inkwell::values::{IntValue, PointerValue};
+use inkwell::types::{BasicType, BasicTypeEnum};
+use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 use irgc_front::ir::{DeviceOp, DeviceStmt, Handle, Local, Scalar, Schedule, StmtKind};
 
@@ -77,7 +81,7 @@ impl<'c> Lower<'c, '_> {
             self.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &[all.into(), mine.into()])?.into_int_value();
         if self.check_bounds {
             let report = self.bounds_report()?;
-            let site = self.volatile_load(report, "bad_site")?;
+            let site = self.relaxed_load(report, "bad_site")?;
             let bad = self.b.build_int_compare(IntPredicate::NE, site, site.get_type().const_zero(), "")?;
             let args = [all.into(), bad.into()];
             let stop = self.call_intrinsic("llvm.nvvm.vote.any.sync", boolt.into(), &args)?.into_int_value();
@@ -216,4 +220,66 @@ struct Item<'c, 'a> {
     i: IntValue<'c>,
     waited: PointerValue<'c>,
     again: PointerValue<'c>,
+}
+
+impl<'c> Lower<'c, '_> {
+    /// The PTX state space of a pointer's address space, for inline assembly (generic: none).
+    fn space_of(addr: PointerValue<'c>) -> &'static str {
+        match addr.get_type().get_address_space() {
+            a if a == AddressSpace::from(GLOBAL) => ".global",
+            a if a == AddressSpace::from(3u16) => ".shared",
+            _ => "",
+        }
+    }
+
+    /// A load of a coherent array's element `elem` at `addr` (in its memory form, as `build_load` gives it): a
+    /// relaxed strong load at GPU scope, so another item's store is seen as soon as it reaches L2.
+    pub(crate) fn coherent_load(
+        &mut self,
+        addr: PointerValue<'c>,
+        elem: Scalar,
+    ) -> Result<BasicValueEnum<'c>, PtxError> {
+        let mem = crate::types::mem(self.c, elem);
+        let bits = crate::types::bits_int(self.c, elem);
+        let wide = bits.get_bit_width() == 64;
+        let reg = if wide { self.c.i64_type() } else { self.c.i32_type() };
+        let asm = format!("ld.relaxed.gpu{}.b{} $0, [$1];", Self::space_of(addr), bits.get_bit_width());
+        let constraints = if wide { "=l,l,~{memory}" } else { "=r,l,~{memory}" };
+        let ty = reg.fn_type(&[addr.get_type().into()], false);
+        let asm = self.c.create_inline_asm(ty, asm, constraints.into(), true, false, None, false);
+        let call = self.b.build_indirect_call(ty, asm, &[addr.into()], "coherent")?;
+        let Some(v) = call.try_as_basic_value().basic() else {
+            return Err(PtxError::Llvm("inline assembly returned nothing".into()));
+        };
+        let v = self.b.build_int_truncate_or_bit_cast(v.into_int_value(), bits, "")?;
+        Ok(match mem {
+            BasicTypeEnum::IntType(_) => v.into(),
+            other => self.b.build_bit_cast(v, other.as_basic_type_enum(), "")?,
+        })
+    }
+
+    /// A store to a coherent array (`v` in its memory form): a relaxed strong store at GPU scope, then a fence,
+    /// so whoever sees a later write of this thread (an atomic that frees another item) also sees this one.
+    pub(crate) fn coherent_store(
+        &mut self,
+        addr: PointerValue<'c>,
+        elem: Scalar,
+        v: BasicValueEnum<'c>,
+    ) -> Result<(), PtxError> {
+        let bits = crate::types::bits_int(self.c, elem);
+        let wide = bits.get_bit_width() == 64;
+        let reg = if wide { self.c.i64_type() } else { self.c.i32_type() };
+        let v = match v {
+            BasicValueEnum::IntValue(i) => i,
+            other => self.b.build_bit_cast(other, bits, "")?.into_int_value(),
+        };
+        let v = self.b.build_int_z_extend_or_bit_cast(v, reg, "")?;
+        let asm =
+            format!("st.relaxed.gpu{}.b{} [$0], $1;\n\tfence.acq_rel.gpu;", Self::space_of(addr), bits.get_bit_width());
+        let constraints = if wide { "l,l,~{memory}" } else { "l,r,~{memory}" };
+        let ty = self.c.void_type().fn_type(&[addr.get_type().into(), reg.into()], false);
+        let asm = self.c.create_inline_asm(ty, asm, constraints.into(), true, false, None, false);
+        self.b.build_indirect_call(ty, asm, &[addr.into(), v.into()], "")?;
+        Ok(())
+    }
 }

@@ -51,39 +51,40 @@ pub struct PipeState;
 
 impl PipeState {
     /// The grid barrier's word: arrivals in the low bits, the top bit flipped by each barrier's last arrival;
-    /// the runtime writes 0.
+    /// the runtime writes 0. Words 1 to 15 are unused, so that this word, which every block's thread 0 polls
+    /// while it waits, has its 128-byte line to itself and the polling does not slow the reads of the counts.
     pub const BARRIER_COUNT: usize = 0;
     /// In: a round of at most this many items runs on block 0 alone, the other blocks waiting at one grid
     /// barrier until the rounds grow again or the loop ends (0: never). Such a round's barriers are block
     /// barriers, not grid barriers; block 0 writes its registers to the [`PipeState::spill`] words before it lets
-    /// the others go. (Word 1 was the grid barrier's generation word once.)
-    pub const SOLO_ITEMS: usize = 1;
+    /// the others go.
+    pub const SOLO_ITEMS: usize = 16;
     /// In: the most rounds the kernel may run.
-    pub const MAX_ROUNDS: usize = 2;
+    pub const MAX_ROUNDS: usize = 17;
     /// Out: the rounds it ran.
-    pub const ROUNDS: usize = 3;
+    pub const ROUNDS: usize = 18;
     /// Out: why it stopped.
-    pub const STATUS: usize = 4;
+    pub const STATUS: usize = 19;
     /// In: three rotating push counts; the first holds the worklist's current count, the second 0.
-    pub const COUNTS: usize = 5;
+    pub const COUNTS: usize = 20;
     /// Out: the kernel launches it made (rounds may differ: the branches of an `if` or `hybrid` launch different
     /// kernels).
-    pub const LAUNCHES: usize = 8;
+    pub const LAUNCHES: usize = 23;
     /// In: the most kernel launches the kernel may make (a retry relaunch counts, as on the host); it stops with
     /// [`PipeState::LIMIT`] before one more.
-    pub const MAX_LAUNCHES: usize = 9;
+    pub const MAX_LAUNCHES: usize = 24;
     /// In: the addresses of the pipe's worklist's two retry buffers (0 without retries). A retrying launch retries
     /// into one; the step is run again over those items, retrying into the other, until a pass retries nothing.
-    pub const RETRY_BUFFERS: usize = 10;
+    pub const RETRY_BUFFERS: usize = 25;
     /// In: three rotating retry counts, all 0 (rotating as the push counts do).
-    pub const RETRY_COUNTS: usize = 12;
+    pub const RETRY_COUNTS: usize = 27;
     /// In: the address of a zeroed buffer of per-round records (0: record nothing), `RECORD_ROUNDS + 1` records
     /// of [`PipeState::record_words`] words each; see [`PipeState::RECORD_SIZE`].
-    pub const RECORDS: usize = 15;
+    pub const RECORDS: usize = 30;
     /// In: the most rounds the buffer has records for.
-    pub const RECORD_ROUNDS: usize = 16;
+    pub const RECORD_ROUNDS: usize = 31;
     /// In and out: the plan's host locals, as bits.
-    pub const LOCALS: usize = 17;
+    pub const LOCALS: usize = 32;
 
     /// Word `RECORD_SIZE` of record `r`: the pipe's worklist count when round `r` (from 0) started, as thread 0
     /// read it at the round's head. The head that ends the loop writes one record more, so the last round ends
