@@ -15,13 +15,15 @@ gen_graphs() {
 
 # `sanitize GRAPH PROGRAM...`: compute-sanitizer's memcheck, racecheck and synccheck on each program, verified, with
 # outlined pipes entered at the first round (IRGC_ENTER_PIPES_AT_ONCE); one line a tool and program. Fails when
-# any run does.
+# any run does. SANITIZE_PIPE_BLOCKS=N runs the persistent kernels on at most N blocks (IRGC_PIPE_BLOCKS), so that
+# racecheck finishes on the long BFS pipes.
 sanitize() {
   local graph=$1 tool p out rc failed=0
   shift
   for tool in memcheck racecheck synccheck; do
     for p in "$@"; do
-      out=$(IRGC_ENTER_PIPES_AT_ONCE=1 timeout 400 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      out=$(IRGC_ENTER_PIPES_AT_ONCE=1 IRGC_PIPE_BLOCKS=${SANITIZE_PIPE_BLOCKS:-} timeout 400 \
+        compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$IRGC" run --backend cuda --no-check-bounds --verify --graph "$graph" "$p" 2>&1)
       rc=$?
       printf '%-10s %-18s rc=%s %s\n' "$tool" "$(basename "$p" .irg)" "$rc" \

@@ -149,6 +149,22 @@ const SOLO_ITEMS: u64 = FORALL_BLOCK as u64;
 /// (0: never): the knob the measurements of `docs/optimizer.md` turned.
 pub const SOLO_ITEMS_VAR: &str = "IRGC_SOLO_ITEMS";
 
+/// Set to a number in the environment, the most blocks of an outlined pipe's persistent grid (at least 1; the
+/// resident grid when unset or not a number). For compute-sanitizer's racecheck, which did not finish the BFS
+/// programs' persistent kernels on the whole resident grid in minutes (`docs/optimizer.md`, "Small rounds on one
+/// block"): a smaller grid runs the same code, rounds of several blocks and solo stretches included. Timings with
+/// it are not representative.
+pub const PIPE_BLOCKS_VAR: &str = "IRGC_PIPE_BLOCKS";
+
+/// The grid of an outlined pipe's persistent kernel: `resident` blocks, or fewer when `cap` (the value of
+/// [`PIPE_BLOCKS_VAR`]) is a positive number.
+fn capped_pipe_grid(resident: u32, cap: Option<&str>) -> u32 {
+    match cap.and_then(|c| c.trim().parse::<u32>().ok()) {
+        Some(c) if c > 0 => resident.min(c),
+        _ => resident,
+    }
+}
+
 /// The most items of a round block 0 runs alone, for a run whose context is `ctx`.
 fn solo_items(ctx: &[u64]) -> u64 {
     if skewed(ctx) {
@@ -397,6 +413,7 @@ fn pipe_entry(module: &Arc<CudaModule>, ptx: &str, name: &str, sms: u32, wanted_
     let load = |name: &str| {
         let function = module.load_function(name).ok()?;
         let grid = resident_grid(&function, sms, wanted_per_sm)?;
+        let grid = capped_pipe_grid(grid, std::env::var(PIPE_BLOCKS_VAR).ok().as_deref());
         (grid > 0).then_some((function, grid))
     };
     let (function, grid) = load(name)?;
@@ -767,6 +784,17 @@ impl Device for CudaDevice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pipe_grid_is_capped_only_by_a_positive_number() {
+        assert_eq!(capped_pipe_grid(264, None), 264);
+        assert_eq!(capped_pipe_grid(264, Some("4")), 4);
+        assert_eq!(capped_pipe_grid(264, Some(" 2 ")), 2);
+        assert_eq!(capped_pipe_grid(264, Some("1000")), 264, "never more than are resident");
+        assert_eq!(capped_pipe_grid(264, Some("0")), 264);
+        assert_eq!(capped_pipe_grid(264, Some("many")), 264);
+        assert_eq!(capped_pipe_grid(0, Some("4")), 0, "nothing fits: still nothing");
+    }
 
     /// Runs launches of the given sizes and times (unrolled, rolled) through the choice; returns what each
     /// launch ran (`true`: rolled) and the final choice.
