@@ -12,8 +12,8 @@
 //!   leaves its byte 0. Only its lane reads and writes an item's byte, so plain accesses do.
 //! - What the items read of each other goes through strong loads at GPU scope (`ld.relaxed.gpu`: read again
 //!   every time, past L1), and a store to such an array is a strong store followed by `fence.acq_rel.gpu`
-//!   ([`Lower::coherent_array`], [`Lower::coherent_load`]). (PTX's `volatile` and `membar.gl` are the same at
-//!   system scope and sequentially consistent: dearer, and nothing here is shared beyond the GPU.) The runtime
+//!   ([`Lower::coherent_array`], [`Lower::coherent_load`]). (PTX's `volatile` loads act at system scope and
+//!   `membar.gl` is a sequentially consistent fence: dearer, and nothing here is shared beyond the GPU.) The runtime
 //!   launches every thread at once (a cooperative launch), so a warp going round never waits for one that has
 //!   not started.
 //! - With bounds checks, once a bad index is reported every warp stops going round (an item reading the scratch
@@ -24,7 +24,7 @@
 //!   that have one (a hub's release in `jp_async`), instead of only the lanes whose items were ready at that step.
 
 use crate::kernel::Prepared;
-use crate::lower::{Lower, WaitTarget, GLOBAL};
+use crate::lower::{Lower, WaitTarget, GLOBAL, SHARED};
 use crate::PtxError;
 use inkwell::types::{BasicType, BasicTypeEnum};
 use inkwell::values::{BasicValueEnum, IntValue, PointerValue};
@@ -227,7 +227,7 @@ impl<'c> Lower<'c, '_> {
     fn space_of(addr: PointerValue<'c>) -> &'static str {
         match addr.get_type().get_address_space() {
             a if a == AddressSpace::from(GLOBAL) => ".global",
-            a if a == AddressSpace::from(3u16) => ".shared",
+            a if a == AddressSpace::from(SHARED) => ".shared",
             _ => "",
         }
     }
