@@ -7,8 +7,10 @@
 
 use crate::lower::{Lower, GLOBAL};
 use crate::PtxError;
-use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum};
-use inkwell::values::{BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, IntType};
+use inkwell::values::{
+    BasicMetadataValueEnum, BasicValue, BasicValueEnum, CallSiteValue, FunctionValue, IntValue, PointerValue,
+};
 use inkwell::AddressSpace;
 use irgc_artifact::Layout;
 use irgc_front::ir::Scalar;
@@ -91,6 +93,49 @@ impl<'c> Lower<'c, '_> {
         match self.b.build_call(f, &args, "")?.try_as_basic_value().basic() {
             Some(v) => Ok(v),
             None => Err(PtxError::Llvm(format!("{name} returned nothing"))),
+        }
+    }
+
+    /// A piece of inline assembly returning `ret` (nothing: `None`), its `constraints` in LLVM's syntax (the
+    /// result's first, then one per argument; `~{memory}` so nothing is moved across it), with side effects: the
+    /// scoped loads, stores, atomics and fences of the memory model that LLVM 19's NVPTX backend does not emit,
+    /// and forms no intrinsic has. Returns the call (for its value, or to add attributes to it).
+    pub fn inline_asm(
+        &self,
+        ret: Option<IntType<'c>>,
+        asm: &str,
+        constraints: &str,
+        args: &[BasicMetadataValueEnum<'c>],
+        name: &str,
+    ) -> Result<CallSiteValue<'c>, PtxError> {
+        let mut params: Vec<BasicMetadataTypeEnum<'c>> = Vec::with_capacity(args.len());
+        for a in args {
+            params.push(match a {
+                BasicMetadataValueEnum::PointerValue(p) => p.get_type().into(),
+                BasicMetadataValueEnum::IntValue(i) => i.get_type().into(),
+                _ => return Err(PtxError::Llvm("inline assembly takes integers and pointers".into())),
+            });
+        }
+        let ty = match ret {
+            Some(r) => r.fn_type(&params, false),
+            None => self.c.void_type().fn_type(&params, false),
+        };
+        let asm = self.c.create_inline_asm(ty, asm.to_string(), constraints.to_string(), true, false, None, false);
+        Ok(self.b.build_indirect_call(ty, asm, args, name)?)
+    }
+
+    /// [`Lower::inline_asm`] returning a `u64` (constraint `=l`).
+    pub fn asm_u64(
+        &self,
+        asm: &str,
+        constraints: &str,
+        args: &[BasicMetadataValueEnum<'c>],
+        name: &str,
+    ) -> Result<IntValue<'c>, PtxError> {
+        let call = self.inline_asm(Some(self.c.i64_type()), asm, constraints, args, name)?;
+        match call.try_as_basic_value().basic() {
+            Some(v) => Ok(v.into_int_value()),
+            None => Err(PtxError::Llvm("inline assembly returned nothing".into())),
         }
     }
 

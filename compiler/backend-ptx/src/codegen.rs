@@ -89,7 +89,8 @@ struct Gen<'c, 'm> {
     helpers: Helpers,
     /// Whether accesses are bounds-checked (`--check-bounds`).
     check_bounds: bool,
-    /// The globals a waiting kernel writes ([`irgc_front::analysis::coherent_globals`]): read volatile.
+    /// The globals a waiting kernel writes ([`irgc_front::analysis::coherent_globals`]): read and written as
+    /// [`Lower::coherent_load`] and [`Lower::coherent_store`] say.
     coherent: std::collections::BTreeSet<usize>,
 }
 

@@ -62,13 +62,13 @@ impl<'c> Lower<'c, '_> {
                 let first_adds = me.b.build_int_sub(top, others, "")?;
                 let adds = me.b.build_select(first, first_adds, i64t.const_int(1, false), "")?.into_int_value();
                 let arrive = "atom.add.release.gpu.u64 $0, [$1], $2;";
-                let old = me.scoped_asm("", arrive, "=l,l,l,~{memory}", &[count_ptr.into(), adds.into()])?;
+                let old = me.asm_u64(arrive, "=l,l,l,~{memory}", &[count_ptr.into(), adds.into()], "")?;
                 let (spin, done) = (me.block("gridbar.spin"), me.block("gridbar.done"));
                 me.b.build_unconditional_branch(spin)?;
                 me.b.position_at_end(spin);
                 let now = match poll {
                     Poll::Round => {
-                        me.scoped_asm("", "ld.acquire.gpu.u64 $0, [$1];", "=l,l,~{memory}", &[count_ptr.into()])?
+                        me.asm_u64("ld.acquire.gpu.u64 $0, [$1];", "=l,l,~{memory}", &[count_ptr.into()], "")?
                     }
                     Poll::Long => me.relaxed_load(count_ptr, "")?,
                 };
@@ -78,10 +78,7 @@ impl<'c> Lower<'c, '_> {
                 me.b.build_conditional_branch(waiting, spin, done)?;
                 me.b.position_at_end(done);
                 if poll == Poll::Long {
-                    let ty = me.c.void_type().fn_type(&[], false);
-                    let fence = "fence.acq_rel.gpu;".to_string();
-                    let asm = me.c.create_inline_asm(ty, fence, "~{memory}".into(), true, false, None, false);
-                    me.b.build_indirect_call(ty, asm, &[], "")?;
+                    me.inline_asm(None, "fence.acq_rel.gpu;", "~{memory}", &[], "")?;
                 }
                 Ok(())
             },

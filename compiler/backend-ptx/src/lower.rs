@@ -127,8 +127,8 @@ pub(crate) struct Lower<'c, 'a> {
     /// declare).
     /// (A `BTreeMap` by the type's name, as every map of the code generator: no hash order near generated code.)
     pub shared_pool: std::collections::BTreeMap<(&'static str, String, u32, usize), PointerValue<'c>>,
-    /// The globals (by index) that a kernel whose sweep waits writes: every load of one is volatile, so it
-    /// reaches memory each time (other items of the launch change them meanwhile).
+    /// The globals (by index) that a kernel whose sweep waits writes: every load of one is a strong GPU-scope
+    /// load, so it reaches L2 each time (other items of the launch change them meanwhile).
     pub coherent: &'a std::collections::BTreeSet<usize>,
     /// Lowering the sweep of a kernel that waits: where `wait` goes ([`WaitTarget`]).
     pub wait: Option<WaitTarget<'c>>,
@@ -202,8 +202,9 @@ impl<'c, 'a> Lower<'c, 'a> {
         self.c.append_basic_block(self.f, name)
     }
 
-    /// Whether loads of `a` must be volatile: a global a waiting kernel writes, or an array parameter of a
-    /// function (it may be one) in a module where some kernel waits.
+    /// Whether `a` is read and written coherently ([`Lower::coherent_load`], [`Lower::coherent_store`]): a global
+    /// a waiting kernel writes, or an array parameter of a function (it may be one) in a module where some kernel
+    /// waits.
     pub fn coherent_array(&self, a: ArrayRef) -> bool {
         match a {
             ArrayRef::Global(g) => self.coherent.contains(&g.index()),

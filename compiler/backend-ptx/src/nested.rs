@@ -483,11 +483,8 @@ impl<'c> Lower<'c, '_> {
     /// no transformation makes it depend on more conditions); non-zero when any thread's `v` was.
     fn block_any(&mut self, v: IntValue<'c>) -> Result<IntValue<'c>, PtxError> {
         self.converge_warp()?;
-        let i32t = self.c.i32_type();
-        let ty = i32t.fn_type(&[i32t.into()], false);
         let asm = "{ .reg .pred p, q; setp.ne.u32 p, $1, 0; barrier.red.or.pred q, 0, p; selp.u32 $0, 1, 0, q; }";
-        let asm = self.c.create_inline_asm(ty, asm.to_string(), "=r,r,~{memory}".to_string(), true, false, None, false);
-        let call = self.b.build_indirect_call(ty, asm, &[v.into()], "any")?;
+        let call = self.inline_asm(Some(self.c.i32_type()), asm, "=r,r,~{memory}", &[v.into()], "any")?;
         let convergent = Attribute::get_named_enum_kind_id("convergent");
         call.add_attribute(AttributeLoc::Function, self.c.create_enum_attribute(convergent, 0));
         match call.try_as_basic_value().basic() {

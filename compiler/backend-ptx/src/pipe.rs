@@ -26,8 +26,7 @@ use crate::pipe_auto::{AutoLayout, AutoRegs};
 use crate::pipe_records::Records;
 use crate::PtxError;
 use inkwell::basic_block::BasicBlock;
-use inkwell::types::BasicMetadataTypeEnum;
-use inkwell::values::{BasicMetadataValueEnum, FunctionValue, IntValue, PointerValue};
+use inkwell::values::{FunctionValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, FloatPredicate, IntPredicate};
 use irgc_artifact::{Layout, PipeState, WorklistSlot};
 use irgc_front::ir::OutlinedLoop as OutlinedPipe;
@@ -670,35 +669,7 @@ impl<'c> Lower<'c, '_> {
     /// at *system* scope: on an H200 that cost about 1 µs more per round of an outlined pipe (4,000 rounds of one
     /// item: 12.3 → 8.0 ms), and every word read this way is written on this GPU only.
     pub(crate) fn relaxed_load(&mut self, addr: PointerValue<'c>, name: &str) -> Result<IntValue<'c>, PtxError> {
-        self.scoped_asm(name, "ld.relaxed.gpu.u64 $0, [$1];", "=l,l,~{memory}", &[addr.into()])
-    }
-
-    /// One instruction of inline assembly returning a `u64` (`constraints` LLVM's: `=l` the result, then one
-    /// letter per argument), marked as touching memory so nothing is moved across it: the scoped loads and
-    /// atomics of the memory model that LLVM 19's NVPTX backend does not emit.
-    pub(crate) fn scoped_asm(
-        &mut self,
-        name: &str,
-        asm: &str,
-        constraints: &str,
-        args: &[BasicMetadataValueEnum<'c>],
-    ) -> Result<IntValue<'c>, PtxError> {
-        let i64t = self.c.i64_type();
-        let params: Vec<BasicMetadataTypeEnum<'c>> = args
-            .iter()
-            .map(|a| match a {
-                BasicMetadataValueEnum::PointerValue(p) => p.get_type().into(),
-                BasicMetadataValueEnum::IntValue(i) => i.get_type().into(),
-                _ => i64t.into(),
-            })
-            .collect();
-        let ty = i64t.fn_type(&params, false);
-        let asm = self.c.create_inline_asm(ty, asm.to_string(), constraints.to_string(), true, false, None, false);
-        let call = self.b.build_indirect_call(ty, asm, args, name)?;
-        match call.try_as_basic_value().basic() {
-            Some(v) => Ok(v.into_int_value()),
-            None => Err(PtxError::Llvm("inline assembly returned nothing".into())),
-        }
+        self.asm_u64("ld.relaxed.gpu.u64 $0, [$1];", "=l,l,~{memory}", &[addr.into()], name)
     }
 
     fn rotating_addr(

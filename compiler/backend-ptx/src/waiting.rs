@@ -245,9 +245,7 @@ impl<'c> Lower<'c, '_> {
         let reg = if wide { self.c.i64_type() } else { self.c.i32_type() };
         let asm = format!("ld.relaxed.gpu{}.b{} $0, [$1];", Self::space_of(addr), bits.get_bit_width());
         let constraints = if wide { "=l,l,~{memory}" } else { "=r,l,~{memory}" };
-        let ty = reg.fn_type(&[addr.get_type().into()], false);
-        let asm = self.c.create_inline_asm(ty, asm, constraints.into(), true, false, None, false);
-        let call = self.b.build_indirect_call(ty, asm, &[addr.into()], "coherent")?;
+        let call = self.inline_asm(Some(reg), &asm, constraints, &[addr.into()], "coherent")?;
         let Some(v) = call.try_as_basic_value().basic() else {
             return Err(PtxError::Llvm("inline assembly returned nothing".into()));
         };
@@ -277,9 +275,7 @@ impl<'c> Lower<'c, '_> {
         let asm =
             format!("st.relaxed.gpu{}.b{} [$0], $1;\n\tfence.acq_rel.gpu;", Self::space_of(addr), bits.get_bit_width());
         let constraints = if wide { "l,l,~{memory}" } else { "l,r,~{memory}" };
-        let ty = self.c.void_type().fn_type(&[addr.get_type().into(), reg.into()], false);
-        let asm = self.c.create_inline_asm(ty, asm, constraints.into(), true, false, None, false);
-        self.b.build_indirect_call(ty, asm, &[addr.into(), v.into()], "")?;
+        self.inline_asm(None, &asm, constraints, &[addr.into(), v.into()], "")?;
         Ok(())
     }
 }

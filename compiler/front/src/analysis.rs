@@ -52,9 +52,10 @@ fn effects(
 }
 
 /// The globals (by index) that a kernel whose sweep waits ([`Kernel::waits`]) writes, by a store or an atomic,
-/// itself or in a function it calls (an array it passes to a function counts as written). Other items of the same launch read them while they change, so every read
-/// of them, in every kernel and function, reaches memory (a volatile load on the GPU, never kept in L1 or a
-/// register across a retry); reads of every other array may be cached as usual.
+/// itself or in a function it calls (an array it passes to a function counts as written). Other items of the
+/// same launch read them while they change, so every read of them, in every kernel and function, reaches memory
+/// (a strong GPU-scope load on the GPU, never kept in L1 or a register across a retry); reads of every other array
+/// may be cached as usual.
 pub fn coherent_globals(m: &Module) -> BTreeSet<usize> {
     fn walk(m: &Module, block: &DeviceBlock, out: &mut BTreeSet<usize>, seen: &mut BTreeSet<usize>) {
         for s in block {

@@ -136,6 +136,12 @@ impl Device for CpuDevice<'_> {
     }
 }
 
+/// The iterations of a chunk of a launch of `size` on `pool`: about [`CHUNKS_PER_THREAD`] chunks a thread, at
+/// least [`MIN_CHUNK`] iterations each.
+fn chunk_size(pool: &WorkerPool, size: u64) -> u64 {
+    (size / (pool.threads() as u64 * CHUNKS_PER_THREAD)).max(MIN_CHUNK)
+}
+
 /// Runs a sweep that waits (`wait;`) over `0..size`: its compiled chunk runs the chunk's items in passes until
 /// they are all finished or none of them could finish, and returns how many still wait; the chunks that
 /// returned more than 0 run again, after every other chunk of the round, until none does. An item waits only on
@@ -145,8 +151,7 @@ fn run_waiting(kernels: &dyn CpuKernels, pool: &WorkerPool, k: usize, ctx: &[u64
     if size == 0 {
         return 0;
     }
-    let threads = pool.threads() as u64;
-    let chunk = (size / (threads * CHUNKS_PER_THREAD)).max(MIN_CHUNK);
+    let chunk = chunk_size(pool, size);
     let mut live: Vec<u64> = (0..size.div_ceil(chunk)).collect();
     while !live.is_empty() {
         // SAFETY: see the module documentation; every chunk lies within the space size computed for `ctx`.
@@ -154,7 +159,7 @@ fn run_waiting(kernels: &dyn CpuKernels, pool: &WorkerPool, k: usize, ctx: &[u64
             let c = live[c as usize];
             unsafe { kernels.run(k, ctx, c * chunk, ((c + 1) * chunk).min(size)) }
         };
-        let waiting: Vec<u64> = if live.len() == 1 || threads == 1 {
+        let waiting: Vec<u64> = if live.len() == 1 || pool.threads() == 1 {
             (0..live.len() as u64).map(run).collect()
         } else {
             pool.run(live.len() as u64, &run)
@@ -179,13 +184,12 @@ fn run_space(
     if size == 0 {
         return identity;
     }
-    let threads = pool.threads() as u64;
-    let chunk = (size / (threads * CHUNKS_PER_THREAD)).max(MIN_CHUNK);
+    let chunk = chunk_size(pool, size);
     let chunks = size.div_ceil(chunk);
     // SAFETY: see the module documentation; `lo..hi` lies within the space size computed for `ctx`.
     let run = |c: u64| unsafe { kernels.run(k, ctx, c * chunk, ((c + 1) * chunk).min(size)) };
     // One chunk runs on the calling thread: handing it to a worker would only add the hand-over.
-    if chunks == 1 || threads == 1 {
+    if chunks == 1 || pool.threads() == 1 {
         return (0..chunks).fold(identity, |acc, c| reduce_combine(op, ty, acc, run(c)));
     }
     pool.run(chunks, &run).into_iter().fold(identity, |acc, p| reduce_combine(op, ty, acc, p))
