@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What a round of an outlined pipe costs on the GPU, and the round-bound programs it governs (issue 12): run on the
 # GPU machine from the repository root with the release binary at .carry/irgc (scripts/gpu-env.sh).
-#   1. scripts/bench/round_cost.irg: 4,000 rounds of 1 and of 256 items, on the whole grid (IRGC_SOLO_ITEMS=0) and
-#      on block 0 alone (the default limit); prints ms and µs a round. Every round also writes hits[v], which is
-#      checked: rounds + 1 for each of the `width` items.
+#   1. scripts/bench/round_cost.irg: 4,000 rounds of 1, 256 and 2,048 items, on the whole grid (IRGC_SOLO_ITEMS=0)
+#      and on block 0 or the first cluster alone (the default limit); prints ms and µs a round. Every round also
+#      writes hits[v], which is checked: rounds + 1 for each of the `width` items.
 #   2. BFS and SSSP on the high-diameter classes (every row verified).
+#   Both once per cluster size of GPU_ROUNDS_CLUSTERS (IRGC_PIPE_CLUSTER; default 1: no clusters; e.g. "1 4 8 16").
 #   GPU_ROUNDS_DIR (default /tmp/g)   GPU_ROUNDS_RUNS (default 5)   GPU_ROUNDS_CLASSES (default: road grid2k rgg22)
 #   GPU_ROUNDS_BACKEND (default cuda; `cpu` tries the script on a machine without a GPU)
 set -u -o pipefail
@@ -13,6 +14,7 @@ DIR=${GPU_ROUNDS_DIR:-/tmp/g}
 RUNS=${GPU_ROUNDS_RUNS:-5}
 CLASSES=${GPU_ROUNDS_CLASSES:-"road grid2k rgg22"}
 BACKEND=${GPU_ROUNDS_BACKEND:-cuda}
+CLUSTERS=${GPU_ROUNDS_CLUSTERS:-1}
 ROUNDS=4000
 status=0
 # shellcheck disable=SC2086
@@ -23,10 +25,12 @@ wrong_hits() {
   awk -v w="$1" -v r="$ROUNDS" '$2 == r + 1 { n++; next } $2 != 0 { bad++ } END { print bad + (n != w) }'
 }
 
-echo "== 1. a round's fixed cost ($ROUNDS rounds; ms, µs a round)"
-for width in 1 256; do
-  for where in grid block0; do
-    limit=$([ "$where" = grid ] && echo 0 || echo 256)
+for cluster in $CLUSTERS; do
+export IRGC_PIPE_CLUSTER=$cluster
+echo "== 1. a round's fixed cost ($ROUNDS rounds; ms, µs a round; clusters of $cluster)"
+for width in 1 256 2048; do
+  for where in grid alone; do
+    limit=$([ "$where" = grid ] && echo 0 || echo $((256 * cluster)))
     ms=$(IRGC_SOLO_ITEMS=$limit median scripts/bench/round_cost.irg --graph "$DIR/road.gr" \
       --param rounds=$ROUNDS --param width=$width)
     bad=$(IRGC_SOLO_ITEMS=$limit "$IRGC" run --backend "$BACKEND" scripts/bench/round_cost.irg --graph "$DIR/road.gr" \
@@ -37,7 +41,7 @@ for width in 1 256; do
   done
 done
 
-echo "== 2. round-bound programs (median ms, launches, verified)"
+echo "== 2. round-bound programs (median ms, launches, verified; clusters of $cluster)"
 for g in $CLASSES; do
   "$IRGC" bench --backend "$BACKEND" --runs "$RUNS" --warmup 1 programs/bfs/bfs_worklist.irg programs/bfs/bfs_do.irg \
     --graph "$DIR/$g.gr" 2>&1 | awk -v b="$BACKEND" '$5==b {print $1, $2, $6, $(NF-3), $NF; if ($NF != "ok") bad = 1} END {exit bad}' || status=1
@@ -46,5 +50,6 @@ for g in $CLASSES; do
   [ "$g" = rgg22 ] && continue # no weights in its file
   "$IRGC" bench --backend "$BACKEND" --runs "$RUNS" --warmup 1 programs/sssp/sssp_worklist.irg programs/sssp/sssp_nearfar.irg \
     --graph "$DIR/$g.gr" 2>&1 | awk -v b="$BACKEND" '$5==b {print $1, $2, $6, $(NF-3), $NF; if ($NF != "ok") bad = 1} END {exit bad}' || status=1
+done
 done
 exit $status

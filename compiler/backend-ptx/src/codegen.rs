@@ -89,6 +89,9 @@ struct Gen<'c, 'm> {
     helpers: Helpers,
     /// Whether accesses are bounds-checked (`--check-bounds`).
     check_bounds: bool,
+    /// Whether the target has thread-block clusters (`sm_90` on): small rounds of an outlined pipe then run on
+    /// the first cluster, not only block 0 (`crate::pipe_solo`).
+    clusters: bool,
     /// The globals a waiting kernel writes ([`irgc_front::analysis::coherent_globals`]): read and written as
     /// [`Lower::coherent_load`] and [`Lower::coherent_store`] say.
     coherent: std::collections::BTreeSet<usize>,
@@ -165,6 +168,7 @@ impl<'c> Gen<'c, '_> {
             fine_gate: None,
             shared_pool: Default::default(),
             check_bounds: self.check_bounds,
+            clusters: self.clusters,
             site_body: frame.site_body,
             coherent: &self.coherent,
             wait: None,
@@ -229,6 +233,7 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     let tm = target_machine(&opts.arch)?;
     let c = Context::create();
     let mut g = Gen::new(&c, m, &tm, opts.check_bounds);
+    g.clusters = has_clusters(&opts.arch);
     let entries = g.declare_kernels(&chosen)?;
     g.define_functions(false)?;
     if g.fn_scheduled.contains(&true) {
@@ -262,6 +267,11 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     Ok(out)
 }
 
+/// Whether GPUs of `arch` have thread-block clusters (compute capability 9.0 on).
+fn has_clusters(arch: &str) -> bool {
+    arch.starts_with("sm_90")
+}
+
 impl<'c, 'm> Gen<'c, 'm> {
     /// An empty LLVM module for `m` on the target, with the context struct type.
     fn new(c: &'c Context, m: &'m Module, tm: &TargetMachine, check_bounds: bool) -> Self {
@@ -288,6 +298,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             fn_scheduled,
             helpers: Helpers::default(),
             check_bounds,
+            clusters: false,
             coherent: irgc_front::analysis::coherent_globals(m),
         }
     }

@@ -107,6 +107,8 @@ pub(crate) struct Lower<'c, 'a> {
     pub reduction_addr: Option<PointerValue<'c>>,
     /// Whether accesses are bounds-checked (`--check-bounds`, see [`crate::bounds`]).
     pub check_bounds: bool,
+    /// Whether the target has thread-block clusters (`sm_90` on): see `crate::pipe_solo`.
+    pub clusters: bool,
     /// The kernel or function being lowered, for numbering its access sites (`None` for the plan).
     pub site_body: Option<irgc_front::bounds::SiteBody>,
     /// Lowering an outlined pipe's entry: where its worklist's current count lives (for `w.size()`).

@@ -7,6 +7,13 @@
 //! again ([`Lower::solo_head`]). Steps take the number of blocks taking part as a parameter (read where `%nctaid`
 //! would be), so a step in such a round strides over the one block. Not in pipes with `above auto` switches
 //! (thread 0's estimates would have to follow).
+//!
+//! On a target with thread-block clusters (`sm_90` on), "block 0" is the first cluster: its `%cluster_nctarank`
+//! blocks (1 unless the runtime launches the entry in clusters, `IRGC_PIPE_CLUSTER`) run the small rounds
+//! together, each step ended by the cluster's hardware barrier instead of `bar.sync`, and the runtime's limit
+//! grows with them (256 items a block). Their registers stay equal to block 0's (every block of the cluster
+//! computes them from the same state words), so block 0's thread 0 alone spills them, and each block of the
+//! cluster arrives at the grid barrier when the stretch ends.
 
 use crate::lower::Lower;
 use crate::PtxError;
@@ -60,7 +67,40 @@ impl<'c> Lower<'c, '_> {
             return self.grid_barrier(state);
         };
         let alone = self.b.build_load(self.c.bool_type(), flag, "")?.into_int_value();
-        self.if_else(alone, |me| me.barrier(), |me| me.grid_barrier(state))
+        self.if_else(alone, |me| me.solo_barrier(), |me| me.grid_barrier(state))
+    }
+
+    /// The blocks that run a small round (`i64`): the first cluster's (`%cluster_nctarank`: 1 unless the entry is
+    /// launched with clusters), or block 0 alone on a target without clusters.
+    pub(crate) fn solo_blocks(&mut self) -> Result<IntValue<'c>, PtxError> {
+        let i64t = self.c.i64_type();
+        if !self.clusters {
+            return Ok(i64t.const_int(1, false));
+        }
+        let v = self.call_intrinsic("llvm.nvvm.read.ptx.sreg.cluster.nctarank", self.c.i32_type().into(), &[])?;
+        Ok(self.b.build_int_z_extend(self.int(v)?, i64t, "cluster_blocks")?)
+    }
+
+    /// The barrier that ends a step of a small round: `bar.sync` on one block; on a cluster of several, the
+    /// cluster's hardware barrier (`barrier.cluster.arrive` with release semantics, `barrier.cluster.wait` with
+    /// acquire: the global writes of every block of the cluster are visible to all of them after it).
+    fn solo_barrier(&mut self) -> Result<(), PtxError> {
+        if !self.clusters {
+            return self.barrier();
+        }
+        let n = self.solo_blocks()?;
+        let several = self.b.build_int_compare(IntPredicate::UGT, n, self.c.i64_type().const_int(1, false), "")?;
+        self.if_else(
+            several,
+            |me| {
+                for name in ["llvm.nvvm.barrier.cluster.arrive.aligned", "llvm.nvvm.barrier.cluster.wait.aligned"] {
+                    let f = me.intrinsic(name, None, &[]);
+                    me.b.build_call(f, &[], "")?;
+                }
+                Ok(())
+            },
+            |me| me.barrier(),
+        )
     }
 
     /// The blocks taking part in a step's launch, its last-but-reduction parameter: 1 in a round block 0 runs
@@ -71,8 +111,8 @@ impl<'c> Lower<'c, '_> {
             return Ok(nctaid);
         };
         let alone = self.b.build_load(self.c.bool_type(), flag, "")?.into_int_value();
-        let one = self.c.i64_type().const_int(1, false);
-        Ok(self.b.build_select(alone, one, nctaid, "blocks")?.into_int_value())
+        let few = self.solo_blocks()?;
+        Ok(self.b.build_select(alone, few, nctaid, "blocks")?.into_int_value())
     }
 
     /// The end of the round head of a pipe whose small rounds block 0 may run alone (`stop` and `count` as the
@@ -107,8 +147,9 @@ impl<'c> Lower<'c, '_> {
         self.b.build_conditional_branch(small, enter, go)?;
         self.b.position_at_end(enter);
         let ctaid = self.sreg("ctaid")?;
-        let block0 = self.b.build_int_compare(IntPredicate::EQ, ctaid, self.c.i64_type().const_zero(), "")?;
-        self.b.build_conditional_branch(block0, start, wait)?;
+        let few = self.solo_blocks()?;
+        let runs = self.b.build_int_compare(IntPredicate::ULT, ctaid, few, "")?;
+        self.b.build_conditional_branch(runs, start, wait)?;
         self.b.position_at_end(start);
         self.b.build_store(sl.flag, boolt.const_all_ones())?;
         self.b.build_unconditional_branch(go)?;

@@ -94,11 +94,19 @@ impl UnrollChoice {
 
 /// An outlined pipe's entry, loaded, with the grid it runs on.
 struct PipeEntry {
+    scheduled: PipeGrid,
+    /// Its flat twin with that twin's grid, for a graph that is not skewed.
+    flat: Option<PipeGrid>,
+}
+
+/// One entry of an outlined pipe and how it is launched.
+#[derive(Clone)]
+struct PipeGrid {
     function: CudaFunction,
     /// Blocks of [`FORALL_BLOCK`] threads: all resident at once, as the entry's grid barrier needs.
     grid: u32,
-    /// Its flat twin with that twin's grid, for a graph that is not skewed.
-    flat: Option<(CudaFunction, u32)>,
+    /// Blocks per thread-block cluster (1: none; see [`PIPE_CLUSTER_VAR`]).
+    cluster: u32,
 }
 
 /// Whether the run's graph is skewed (the context's `SKEWED` slot): the scheduled entries run then, and the flat
@@ -165,12 +173,46 @@ fn capped_pipe_grid(resident: u32, cap: Option<&str>) -> u32 {
     }
 }
 
-/// The most items of a round block 0 runs alone, for a run whose context is `ctx`.
-fn solo_items(ctx: &[u64]) -> u64 {
+/// Set to a number from 2 to 16 in the environment, outlined pipes are launched in thread-block clusters of that
+/// many blocks (GPUs of compute capability 9.0 on, PTX compiled for `sm_90`): a small round then runs on the
+/// first cluster, up to [`SOLO_ITEMS`] items per block of it, its steps ended by the cluster's hardware barrier
+/// instead of the grid's (`compiler/backend-ptx/src/pipe_solo.rs`). Unset, or 1: no clusters. An experiment, not
+/// the default: not yet measured against block 0 alone (docs/next-iteration-outlining.md, "Cluster rounds").
+pub const PIPE_CLUSTER_VAR: &str = "IRGC_PIPE_CLUSTER";
+
+/// The cluster size [`PIPE_CLUSTER_VAR`] asks of a GPU of compute capability `capability` for `ptx`: 1 when
+/// unset, an error naming the problem when the value is not a size from 1 to 16 or the GPU or the PTX has no
+/// clusters.
+fn pipe_cluster(value: Option<&str>, capability: (i32, i32), ptx: &str) -> Result<u32, CudaError> {
+    let Some(value) = value else {
+        return Ok(1);
+    };
+    let bad = |why: String| Err(CudaError::Unsupported(format!("{PIPE_CLUSTER_VAR}={value}: {why}")));
+    let blocks = match value.trim().parse::<u32>() {
+        Ok(b @ 1..=16) => b,
+        _ => return bad("expected a cluster size from 1 (no clusters) to 16 blocks".into()),
+    };
+    if blocks == 1 {
+        return Ok(1);
+    }
+    if capability.0 < 9 {
+        let (major, minor) = capability;
+        return bad(format!("this GPU (compute capability {major}.{minor}) has no thread-block clusters (9.0 on)"));
+    }
+    if !ptx.contains("%cluster_nctarank") {
+        return bad("the PTX was compiled for a GPU without clusters (compile with --arch sm_90)".into());
+    }
+    Ok(blocks)
+}
+
+/// The most items of a round the first block (or the first cluster of `cluster` blocks) runs alone, for a run
+/// whose context is `ctx`.
+fn solo_items(ctx: &[u64], cluster: u32) -> u64 {
     if skewed(ctx) {
         return 0;
     }
-    std::env::var(SOLO_ITEMS_VAR).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(SOLO_ITEMS)
+    let set = std::env::var(SOLO_ITEMS_VAR).ok().and_then(|v| v.trim().parse().ok());
+    set.unwrap_or(SOLO_ITEMS * u64::from(cluster))
 }
 
 /// Blocks per multiprocessor for an outlined loop, whose kernels usually sweep every node each round: as many
@@ -261,18 +303,19 @@ impl CudaDevice {
             let name = desc.name.clone();
             kernels.push(Kernel { name, function, flat, rolled, unroll, max_threads: max_threads.max(0) as u32 });
         }
+        let cluster = pipe_cluster(std::env::var(PIPE_CLUSTER_VAR).ok().as_deref(), gpu.capability, ptx)?;
         let pipes = artifact
             .pipes
             .iter()
             .map(|p| {
                 let per_sm = if p.worklist.is_some() { PIPE_BLOCKS_PER_SM } else { LOOP_BLOCKS_PER_SM };
                 if gpu.cooperative {
-                    pipe_entry(&module, ptx, &p.entry, gpu.sms, per_sm)
+                    pipe_entry(&module, ptx, &p.entry, &gpu, (per_sm, cluster))
                 } else {
-                    None
+                    Ok(None)
                 }
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let layout = Layout::of(artifact);
         let reductions = artifact.pipes.iter().map(|p| p.reductions).max().unwrap_or(0);
         let hybrids = artifact.pipes.iter().map(|p| p.hybrids).max().unwrap_or(0);
@@ -409,16 +452,52 @@ fn resident_grid(function: &CudaFunction, sms: u32, per_sm_cap: u32) -> Option<u
 
 /// Loads an outlined pipe's entry and sizes its grid: `None` when the PTX lacks it or no block of it fits on a
 /// multiprocessor (the interpreter then runs the pipe round by round, as on a GPU without cooperative launches).
-fn pipe_entry(module: &Arc<CudaModule>, ptx: &str, name: &str, sms: u32, wanted_per_sm: u32) -> Option<PipeEntry> {
-    let load = |name: &str| {
-        let function = module.load_function(name).ok()?;
-        let grid = resident_grid(&function, sms, wanted_per_sm)?;
-        let grid = capped_pipe_grid(grid, std::env::var(PIPE_BLOCKS_VAR).ok().as_deref());
-        (grid > 0).then_some((function, grid))
+/// With clusters of `cluster` blocks (more than 1), the grid is the resident clusters' blocks, and an error says
+/// so when none fits.
+fn pipe_entry(
+    module: &Arc<CudaModule>,
+    ptx: &str,
+    name: &str,
+    gpu: &Gpu,
+    (wanted_per_sm, cluster): (u32, u32),
+) -> Result<Option<PipeEntry>, CudaError> {
+    let cap = std::env::var(PIPE_BLOCKS_VAR).ok();
+    let load = |name: &str| -> Result<Option<PipeGrid>, CudaError> {
+        let Ok(function) = module.load_function(name) else {
+            return Ok(None);
+        };
+        let Some(resident) = resident_grid(&function, gpu.sms, wanted_per_sm) else {
+            return Ok(None);
+        };
+        let grid = if cluster > 1 {
+            let cfg = LaunchConfig {
+                grid_dim: (resident.max(cluster).next_multiple_of(cluster), 1, 1),
+                block_dim: (FORALL_BLOCK, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let clusters = driver::resident_clusters(&gpu.stream, &function, cfg, cluster)
+                .map_err(|e| CudaError::driver(format!("cannot size the clusters of pipe entry `{name}`"), e))?;
+            // Whole clusters, no more blocks than the entry wants per multiprocessor.
+            let whole = (clusters * cluster).min(resident / cluster * cluster);
+            if whole == 0 {
+                return Err(CudaError::Unsupported(format!(
+                    "{PIPE_CLUSTER_VAR}={cluster}: no cluster of {cluster} blocks of pipe entry `{name}` fits on this \
+                     GPU at once ({clusters} clusters resident, {resident} blocks); try a smaller size"
+                )));
+            }
+            // At most the blocks IRGC_PIPE_BLOCKS asks for, but one cluster at least.
+            (capped_pipe_grid(whole, cap.as_deref()) / cluster).max(1) * cluster
+        } else {
+            capped_pipe_grid(resident, cap.as_deref())
+        };
+        Ok((grid > 0).then_some(PipeGrid { function, grid, cluster }))
     };
-    let (function, grid) = load(name)?;
+    let Some(scheduled) = load(name)? else {
+        return Ok(None);
+    };
     let flat = irgc_artifact::flat_entry(name);
-    Some(PipeEntry { function, grid, flat: has_entry(ptx, &flat).then(|| load(&flat)).flatten() })
+    let flat = if has_entry(ptx, &flat) { load(&flat)? } else { None };
+    Ok(Some(PipeEntry { scheduled, flat }))
 }
 
 /// Whether the PTX text declares entry `name` (asked before loading a flat twin, so that a kernel without one
@@ -656,9 +735,9 @@ impl Device for CudaDevice {
         let Some(Some(entry)) = self.pipes.get(run.pipe) else {
             return Ok(None);
         };
-        let (function, grid) = match &entry.flat {
-            Some((flat, grid)) if !skewed(ctx) => (flat.clone(), *grid),
-            _ => (entry.function.clone(), entry.grid),
+        let PipeGrid { function, grid, cluster } = match &entry.flat {
+            Some(flat) if !skewed(ctx) => flat.clone(),
+            _ => entry.scheduled.clone(),
         };
         // A worklist larger than the persistent grid can hide latency for (it has a few blocks per
         // multiprocessor, an ordinary launch up to 8) runs its round from the host; the pipe enters the kernel once
@@ -680,7 +759,7 @@ impl Device for CudaDevice {
             }
         }
         words[PipeState::MAX_ROUNDS] = run.max_rounds;
-        words[PipeState::SOLO_ITEMS] = solo_items(ctx);
+        words[PipeState::SOLO_ITEMS] = solo_items(ctx, cluster);
         words[PipeState::MAX_LAUNCHES] = run.max_launches;
         words[PipeState::RETRY_BUFFERS..PipeState::RETRY_BUFFERS + 2].copy_from_slice(&run.retry_buffers);
         words[PipeState::COUNTS] = run.count;
@@ -704,11 +783,15 @@ impl Device for CudaDevice {
         };
         copy_to(&self.gpu.stream, &mut self.pipe_state, 0, &pack(&words, 8, 1))?;
         let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (FORALL_BLOCK, 1, 1), shared_mem_bytes: 0 };
-        let what = match run.desc.worklist {
-            Some(w) => format!("the pipe over worklist #{w} (one cooperative kernel)"),
-            None => "an outlined loop (one cooperative kernel)".to_string(),
+        let kernel = match cluster {
+            1 => format!("one cooperative kernel of {grid} blocks"),
+            n => format!("one cooperative kernel of {grid} blocks in clusters of {n}"),
         };
-        driver::launch_pipe(&self.gpu.stream, &function, &self.table, &self.pipe_state, cfg)
+        let what = match run.desc.worklist {
+            Some(w) => format!("the pipe over worklist #{w} ({kernel})"),
+            None => format!("an outlined loop ({kernel})"),
+        };
+        driver::launch_pipe(&self.gpu.stream, &function, &self.table, &self.pipe_state, cfg, cluster)
             .map_err(|e| device_error(format_args!("{what} failed on the GPU"), e))?;
         let end = self.read(&self.pipe_state, 8, 0, words.len() as u64)?;
         let rounds = end[PipeState::ROUNDS];
@@ -794,6 +877,39 @@ mod tests {
         assert_eq!(capped_pipe_grid(264, Some("0")), 264);
         assert_eq!(capped_pipe_grid(264, Some("many")), 264);
         assert_eq!(capped_pipe_grid(0, Some("4")), 0, "nothing fits: still nothing");
+    }
+
+    #[test]
+    fn a_pipe_cluster_is_asked_for_only_where_the_gpu_and_the_ptx_have_clusters() {
+        let (hopper, ampere) = ((9, 0), (8, 0));
+        let ptx90 = "mov.u32 %r1, %cluster_nctarank;";
+        assert_eq!(pipe_cluster(None, hopper, ptx90).unwrap(), 1, "unset: no clusters");
+        assert_eq!(pipe_cluster(Some("1"), ampere, "").unwrap(), 1, "1: no clusters, on any GPU");
+        assert_eq!(pipe_cluster(Some(" 8 "), hopper, ptx90).unwrap(), 8);
+        assert_eq!(pipe_cluster(Some("16"), hopper, ptx90).unwrap(), 16);
+        for (value, cc, ptx, why) in [
+            ("0", hopper, ptx90, "from 1 (no clusters) to 16"),
+            ("17", hopper, ptx90, "from 1 (no clusters) to 16"),
+            ("eight", hopper, ptx90, "from 1 (no clusters) to 16"),
+            ("8", ampere, ptx90, "compute capability 8.0) has no thread-block clusters"),
+            ("8", hopper, "", "compile with --arch sm_90"),
+        ] {
+            let e = pipe_cluster(Some(value), cc, ptx).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{PIPE_CLUSTER_VAR}={value}: ")), "{e}");
+            assert!(e.contains(why), "{value}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_cluster_runs_as_many_items_alone_as_its_blocks_hold() {
+        let plain = vec![0u64; Layout::SKEWED + 1];
+        let mut skewed = plain.clone();
+        skewed[Layout::SKEWED] = 1;
+        if std::env::var_os(SOLO_ITEMS_VAR).is_none() {
+            assert_eq!(solo_items(&plain, 1), SOLO_ITEMS);
+            assert_eq!(solo_items(&plain, 8), 8 * SOLO_ITEMS);
+        }
+        assert_eq!(solo_items(&skewed, 8), 0, "a skewed graph's small rounds are hubs: the grid shares them");
     }
 
     /// Runs launches of the given sizes and times (unrolled, rolled) through the choice; returns what each

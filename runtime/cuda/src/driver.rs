@@ -239,19 +239,106 @@ pub fn launch_with_words(
 
 /// Launches the outlined pipe entry `f(ctx, state)` cooperatively on `stream` with `cfg` (the driver refuses a
 /// grid whose blocks cannot all be resident, which the entry's grid barrier needs).
+/// `cluster`: blocks per thread-block cluster (1: the launch has none); see [`launch_pipe_clustered`].
 pub fn launch_pipe(
     stream: &CudaStream,
     f: &CudaFunction,
     ctx: &GpuBuffer,
     state: &GpuBuffer,
     cfg: LaunchConfig,
+    cluster: u32,
 ) -> Result<(), DriverError> {
+    if cluster > 1 {
+        return launch_pipe_clustered(stream, f, (ctx, state), cfg, cluster);
+    }
     let mut args = stream.launch_builder(f);
     args.arg(&ctx.slice).arg(&state.slice);
     // SAFETY: a pipe entry's parameters are `(u64 ctx, u64 state)` (`irgc_artifact::PipeState`), matching the two
     // arguments; `ctx` is the interpreter's context over live buffers (module documentation) and `state` a live
     // buffer of `PipeState::words` words of this program.
     unsafe { args.launch_cooperative(cfg) }.map(|_| ())
+}
+
+/// A launch attribute: its id and value (the rest of the value's 64 bytes zero).
+fn attribute(
+    id: sys::CUlaunchAttributeID,
+    set: impl FnOnce(&mut sys::CUlaunchAttributeValue),
+) -> sys::CUlaunchAttribute {
+    let mut value = sys::CUlaunchAttributeValue { pad: [0; 64] };
+    set(&mut value);
+    sys::CUlaunchAttribute { id, pad: [0; 4], value }
+}
+
+/// The attribute that launches `f` in thread-block clusters of `blocks` blocks along x.
+fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
+    attribute(sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, |v| {
+        v.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: blocks, y: 1, z: 1 };
+    })
+}
+
+/// A driver launch configuration of `cfg`'s shape on `stream` with `attrs`.
+fn launch_config(cfg: LaunchConfig, stream: &CudaStream, attrs: &mut [sys::CUlaunchAttribute]) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: cfg.grid_dim.0,
+        gridDimY: cfg.grid_dim.1,
+        gridDimZ: cfg.grid_dim.2,
+        blockDimX: cfg.block_dim.0,
+        blockDimY: cfg.block_dim.1,
+        blockDimZ: cfg.block_dim.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
+    }
+}
+
+/// How many thread-block clusters of `blocks` blocks of `f` (each of `cfg`'s block shape) are resident at once
+/// (`cuOccupancyMaxActiveClusters`; `f` is first allowed clusters of more than 8 blocks, which the driver calls
+/// non-portable, when `blocks` asks for them).
+pub fn resident_clusters(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    cfg: LaunchConfig,
+    blocks: u32,
+) -> Result<u32, DriverError> {
+    if blocks > 8 {
+        f.set_attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)?;
+    }
+    let mut attrs = [cluster_attribute(blocks)];
+    let config = launch_config(cfg, stream, &mut attrs);
+    let mut clusters: std::ffi::c_int = 0;
+    stream.context().bind_to_thread()?;
+    // SAFETY: `config` points to `attrs`, which outlives the call; `clusters` is a live out-parameter; `f` is a
+    // loaded function of this context, bound to the thread above.
+    unsafe { sys::cuOccupancyMaxActiveClusters(&mut clusters, f.cu_function(), &config).result()? };
+    Ok(clusters.max(0) as u32)
+}
+
+/// [`launch_pipe`] in thread-block clusters of `cluster` blocks (Hopper on): one `cuLaunchKernelEx` with the
+/// cooperative attribute (every block resident at once, or the driver refuses the launch) and the cluster
+/// dimension. The entry's small rounds then run on the first cluster, whose hardware barrier ends their steps
+/// (`irgc_ptx`'s `pipe_solo`).
+fn launch_pipe_clustered(
+    stream: &CudaStream,
+    f: &CudaFunction,
+    (ctx, state): (&GpuBuffer, &GpuBuffer),
+    cfg: LaunchConfig,
+    cluster: u32,
+) -> Result<(), DriverError> {
+    let cooperative = attribute(sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_COOPERATIVE, |v| v.cooperative = 1);
+    let mut attrs = [cooperative, cluster_attribute(cluster)];
+    let config = launch_config(cfg, stream, &mut attrs);
+    let (mut ctx_addr, mut state_addr) = (ctx.addr, state.addr);
+    let mut params = [
+        (&mut ctx_addr as *mut u64).cast::<std::ffi::c_void>(),
+        (&mut state_addr as *mut u64).cast::<std::ffi::c_void>(),
+    ];
+    stream.context().bind_to_thread()?;
+    // SAFETY: a pipe entry's parameters are `(u64 ctx, u64 state)`, and `params` points to one `u64` for each,
+    // live across the call (the driver copies them at launch); `config` points to `attrs`, which outlives the
+    // call. `ctx` and `state` are live buffers of this device, as for `launch_pipe`; the caller reads `state`
+    // back (a synchronising copy on `stream`) before either is dropped or written again.
+    unsafe { sys::cuLaunchKernelEx(&config, f.cu_function(), params.as_mut_ptr(), std::ptr::null_mut()).result() }
 }
 
 /// The compute capability of GPU 0, asked of the driver without creating a context (which would cost far more
