@@ -16,7 +16,7 @@ gen_graphs() {
 # `sanitize GRAPH PROGRAM...`: compute-sanitizer's memcheck, racecheck and synccheck on each program, verified, with
 # outlined pipes entered at the first round (IRGC_ENTER_PIPES_AT_ONCE); one line a tool and program. Fails when
 # any run does. SANITIZE_PIPE_BLOCKS=N runs the persistent kernels on at most N blocks (IRGC_PIPE_BLOCKS), so that
-# racecheck finishes on the long BFS pipes.
+# racecheck finishes on the long BFS pipes; SANITIZE_ARGS adds options to each run (e.g. `--weights random:1:255`).
 sanitize() {
   local graph=$1 tool p out rc failed=0
   shift
@@ -24,7 +24,7 @@ sanitize() {
     for p in "$@"; do
       out=$(IRGC_ENTER_PIPES_AT_ONCE=1 IRGC_PIPE_BLOCKS=${SANITIZE_PIPE_BLOCKS:-} timeout 400 \
         compute-sanitizer --tool "$tool" --error-exitcode 9 \
-        "$IRGC" run --backend cuda --no-check-bounds --verify --graph "$graph" "$p" 2>&1)
+        "$IRGC" run --backend cuda --no-check-bounds --verify --graph "$graph" ${SANITIZE_ARGS:-} "$p" 2>&1)
       rc=$?
       printf '%-10s %-18s rc=%s %s\n' "$tool" "$(basename "$p" .irg)" "$rc" \
         "$(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^verify' | tr '\n' ' ' | cut -c1-120)"
