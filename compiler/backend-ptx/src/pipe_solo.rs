@@ -78,7 +78,11 @@ impl<'c> Lower<'c, '_> {
             return Ok(i64t.const_int(1, false));
         }
         let v = self.call_intrinsic("llvm.nvvm.read.ptx.sreg.cluster.nctarank", self.c.i32_type().into(), &[])?;
-        Ok(self.b.build_int_z_extend(self.int(v)?, i64t, "cluster_blocks")?)
+        let n = self.b.build_int_z_extend(self.int(v)?, i64t, "cluster_blocks")?;
+        // At least block 0, whatever the register says: with no block running them, small rounds would never end.
+        let one = i64t.const_int(1, false);
+        let none = self.b.build_int_compare(IntPredicate::ULT, n, one, "")?;
+        Ok(self.b.build_select(none, one, n, "")?.into_int_value())
     }
 
     /// The barrier that ends a step of a small round: `bar.sync` on one block; on a cluster of several, the
