@@ -116,10 +116,18 @@ fn jp_ldf_is_deterministic() {
 }
 
 /// `jp_async` colours in one asynchronous sweep (`wait;`) what `jp_ldf` colours in rounds: the same greedy
-/// colouring, so the same file, on one thread and on two (where a chunk's items wait for other chunks').
+/// colouring, so the same file, on one thread and on two (where a chunk's items wait for other chunks'). So does
+/// `jp_shortcut`, whose early colours are the lowest a node can take that no higher neighbour may still take: the
+/// colour greedy gives it (the R-MAT graph of edge factor 32 needs 69 colours, so its nodes from 64 on use the
+/// `high` bitmap).
 #[test]
-fn jp_async_colours_exactly_as_jp_ldf() {
-    for graph in ["gen:rmat:scale=13,ef=16,seed=1", "gen:rgg:scale=12,seed=5", "gen:grid:w=64,h=64,seed=6"] {
+fn jp_async_and_jp_shortcut_colour_exactly_as_jp_ldf() {
+    for graph in [
+        "gen:rmat:scale=13,ef=16,seed=1",
+        "gen:rgg:scale=12,seed=5",
+        "gen:grid:w=64,h=64,seed=6",
+        "gen:rmat:scale=13,ef=32,seed=1",
+    ] {
         let colouring = |program: &str, threads: &str| {
             let out = temp("color.txt");
             run_verified(program, graph, &["--threads", threads, "--out", out.to_str().unwrap()]);
@@ -128,9 +136,9 @@ fn jp_async_colours_exactly_as_jp_ldf() {
             text
         };
         let want = colouring("programs/coloring/jp_ldf.irg", "2");
-        for threads in ["1", "2"] {
-            let got = colouring("programs/coloring/jp_async.irg", threads);
-            assert!(got == want, "jp_async on {threads} thread(s) differs from jp_ldf on {graph}");
+        for (program, threads) in [("jp_async", "1"), ("jp_async", "2"), ("jp_shortcut", "1"), ("jp_shortcut", "2")] {
+            let got = colouring(&format!("programs/coloring/{program}.irg"), threads);
+            assert!(got == want, "{program} on {threads} thread(s) differs from jp_ldf on {graph}");
         }
     }
 }
