@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Colouring on the GPU: `irgc bench --backend cuda` of the three IPGC variants (plain data-driven, plain
-# topology-driven, the hybrid at its default H) and largest-degree-first Jones-Plassmann, on the graph classes of
+# topology-driven, the hybrid at its default H) and largest-degree-first Jones-Plassmann (in rounds, `jp_ldf`; in
+# one asynchronous sweep, released by counts, `jp_async`; pulling, with ECL-GC's shortcut, `jp_shortcut`: the three
+# give the same colouring, so equal digests), on the graph classes of
 # ../shared/notes/performance.md (written by ../shared/tools/gen_graphs.py), so the times and colour counts compare
 # with docs/coloring.md's CPU table and with ECL-GC's colours (urand22 10, rmatg22 14, rgg22 19, kron22 282). Every
 # row is verified, and the quality column gives its colours. The hybrid also runs with H forced each way
 # (H=-1: always topology-driven, H=1: always data-driven) to show what the switch buys.
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_COLORING_GRAPHS    class names (default: urand22 rmatg22 rgg22 kron22 road)
-#   GPU_COLORING_PROGRAMS  programs (default: the four colouring programs)
+#   GPU_COLORING_PROGRAMS  programs (default: the six colouring programs)
 #   GPU_COLORING_RUNS      timed runs (default 3)
 #   GPU_COLORING_DIR       where the graphs go (default /tmp/g)
 # ../shared does not travel to the GPU machine: copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
@@ -16,7 +18,7 @@ set -u -o pipefail
 DIR=${GPU_COLORING_DIR:-/tmp/g}
 GRAPHS=${GPU_COLORING_GRAPHS:-"urand22 rmatg22 rgg22 kron22 road"}
 RUNS=${GPU_COLORING_RUNS:-3}
-PROGRAMS=${GPU_COLORING_PROGRAMS:-"programs/coloring/ipgc_data.irg programs/coloring/ipgc_topology.irg programs/coloring/ipgc_hybrid.irg programs/coloring/jp_ldf.irg"}
+PROGRAMS=${GPU_COLORING_PROGRAMS:-"programs/coloring/ipgc_data.irg programs/coloring/ipgc_topology.irg programs/coloring/ipgc_hybrid.irg programs/coloring/jp_ldf.irg programs/coloring/jp_async.irg programs/coloring/jp_shortcut.irg"}
 # shellcheck disable=SC2086
 gen_graphs "$DIR" $GRAPHS || exit 1
 # pipefail: a failed bench (a wrong answer, a timeout) fails the script, after every graph has run.
