@@ -107,8 +107,8 @@ impl<'c> Lower<'c, '_> {
         )
     }
 
-    /// The blocks taking part in a step's launch, its last-but-reduction parameter: 1 in a round block 0 runs
-    /// alone, else the grid's.
+    /// The blocks taking part in a step's launch, its last-but-reduction parameter: [`Lower::solo_blocks`] in a
+    /// small round, else the grid's.
     pub(crate) fn step_blocks(&mut self, solo: Option<PointerValue<'c>>) -> Result<IntValue<'c>, PtxError> {
         let nctaid = self.sreg("nctaid")?;
         let Some(flag) = solo else {

@@ -269,7 +269,7 @@ fn attribute(
     sys::CUlaunchAttribute { id, pad: [0; 4], value }
 }
 
-/// The attribute that launches `f` in thread-block clusters of `blocks` blocks along x.
+/// The attribute of a launch in thread-block clusters of `blocks` blocks along x.
 fn cluster_attribute(blocks: u32) -> sys::CUlaunchAttribute {
     attribute(sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, |v| {
         v.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 { x: blocks, y: 1, z: 1 };
@@ -317,7 +317,7 @@ pub fn resident_clusters(
 /// [`launch_pipe`] in thread-block clusters of `cluster` blocks (Hopper on): one `cuLaunchKernelEx` with the
 /// cooperative attribute (every block resident at once, or the driver refuses the launch) and the cluster
 /// dimension. The entry's small rounds then run on the first cluster, whose hardware barrier ends their steps
-/// (`irgc_ptx`'s `pipe_solo`).
+/// (`compiler/backend-ptx/src/pipe_solo.rs`).
 fn launch_pipe_clustered(
     stream: &CudaStream,
     f: &CudaFunction,
