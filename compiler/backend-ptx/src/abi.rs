@@ -22,13 +22,33 @@ impl<'c> Lower<'c, '_> {
         Ok(self.b.build_struct_gep(self.ctx_ty, self.ctx, idx, "")?)
     }
 
-    /// Slot `i` of the context, as an `i64`.
+    /// Slot `i` of the context, as an `i64`. In an outlined pipe's entry ([`Lower::slot_cache`]) each slot is
+    /// loaded once, at the top of the entry block.
     pub fn slot(&self, i: usize) -> Result<IntValue<'c>, PtxError> {
         if let Some(&(_, v)) = self.overrides.iter().find(|(slot, _)| *slot == i) {
             return Ok(v);
         }
-        let addr = self.slot_addr(i)?;
-        let v = self.b.build_load(self.c.i64_type(), addr, &format!("slot{i}"))?;
+        let Some(cache) = &self.slot_cache else {
+            return self.invariant_slot(&self.b, i);
+        };
+        if let Some(&v) = cache.borrow().get(&i) {
+            return Ok(v);
+        }
+        let top = self.c.create_builder();
+        match self.entry.get_first_instruction() {
+            Some(first) => top.position_before(&first),
+            None => top.position_at_end(self.entry),
+        }
+        let v = self.invariant_slot(&top, i)?;
+        cache.borrow_mut().insert(i, v);
+        Ok(v)
+    }
+
+    /// An `!invariant.load` of slot `i` where `b` stands.
+    fn invariant_slot(&self, b: &inkwell::builder::Builder<'c>, i: usize) -> Result<IntValue<'c>, PtxError> {
+        let idx = u32::try_from(i).map_err(|_| PtxError::Unsupported("a context of over 2^32 slots".into()))?;
+        let addr = b.build_struct_gep(self.ctx_ty, self.ctx, idx, "")?;
+        let v = b.build_load(self.c.i64_type(), addr, &format!("slot{i}"))?;
         if let Some(inst) = v.as_instruction_value() {
             let md = self.c.metadata_node(&[]);
             inst.set_metadata(md, self.c.get_kind_id("invariant.load"))

@@ -169,6 +169,7 @@ impl<'c> Gen<'c, '_> {
             shared_pool: Default::default(),
             check_bounds: self.check_bounds,
             clusters: self.clusters,
+            slot_cache: None,
             site_body: frame.site_body,
             coherent: &self.coherent,
             wait: None,
@@ -578,6 +579,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             };
             let state = state.into_pointer_value();
             state.set_name("state");
+            lw.slot_cache = Some(Default::default());
             lw.pipe_entry(pipe, state, &steps)
         })?;
         Ok(name)

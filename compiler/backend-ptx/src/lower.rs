@@ -109,6 +109,10 @@ pub(crate) struct Lower<'c, 'a> {
     pub check_bounds: bool,
     /// Whether the target has thread-block clusters (`sm_90` on): see `crate::pipe_solo`.
     pub clusters: bool,
+    /// Lowering an outlined pipe's entry: the context slots its own code has read, each loaded once at the top of
+    /// the entry block ([`Lower::slot`]). The table does not change during a launch, and a load inside the
+    /// persistent loop would be repeated every round, after the grid barrier's acquire has dropped the L1.
+    pub slot_cache: Option<std::cell::RefCell<std::collections::BTreeMap<usize, IntValue<'c>>>>,
     /// The kernel or function being lowered, for numbering its access sites (`None` for the plan).
     pub site_body: Option<irgc_front::bounds::SiteBody>,
     /// Lowering an outlined pipe's entry: where its worklist's current count lives (for `w.size()`).
