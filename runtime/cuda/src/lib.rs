@@ -36,6 +36,7 @@ mod gpu;
 mod groups;
 mod nccl;
 mod pack;
+mod pipe_grid;
 mod quotient;
 mod runtime_ptx;
 mod scan;

@@ -1,0 +1,265 @@
+//! How an outlined pipe's persistent kernel is launched: when the interpreter enters it instead of running a round
+//! from the host ([`enters_pipe`]), its grid (every block resident at once, as its grid barrier needs; in
+//! thread-block clusters when [`PIPE_CLUSTER_VAR`] asks for them), and the most items of a round its first block
+//! or cluster runs alone ([`solo_items`]). The environment knobs the measurements of `docs/optimizer.md` turned
+//! live here too.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, CudaModule, LaunchConfig};
+
+use crate::device::{has_entry, skewed};
+use crate::driver;
+use crate::error::CudaError;
+use crate::gpu::Gpu;
+use crate::shape::FORALL_BLOCK;
+
+/// An outlined pipe's entry, loaded, with the grid it runs on.
+pub(crate) struct PipeEntry {
+    pub scheduled: PipeGrid,
+    /// Its flat twin with that twin's grid, for a graph that is not skewed.
+    pub flat: Option<PipeGrid>,
+}
+
+/// One entry of an outlined pipe and how it is launched.
+#[derive(Clone)]
+pub(crate) struct PipeGrid {
+    pub function: CudaFunction,
+    /// Blocks of [`FORALL_BLOCK`] threads: all resident at once, as the entry's grid barrier needs.
+    pub grid: u32,
+    /// Blocks per thread-block cluster (1: none; see [`PIPE_CLUSTER_VAR`]).
+    pub cluster: u32,
+}
+
+/// Blocks per multiprocessor for an outlined pipe (fewer than an ordinary launch: every block takes part in
+/// every grid barrier, so more blocks make each barrier slower, and the frontiers of long pipes are small).
+pub(crate) const PIPE_BLOCKS_PER_SM: u32 = 2;
+/// An outlined pipe is entered only when its worklist has at most this many items per thread of its grid.
+const LARGE_ROUND: u64 = 4;
+/// An outlined pipe is entered only after this many rounds have run as ordinary launches. A pipe that ends within
+/// them (Suitor's 7–8 rounds on road and grid2k, BFS's 6 levels on kron22) never pays the persistent kernel's
+/// start (the state's upload and read-back, a cooperative launch) and its smaller grid, which made those runs
+/// 10–48% slower than round by round (docs/optimizer.md); a long pipe (road's 1,921 BFS levels) pays 8 ordinary
+/// rounds, about 0.2 ms.
+const HOST_ROUNDS_FIRST: u64 = 8;
+
+/// An outlined pipe is not entered in a round that follows one that shrank its worklist more than this many times
+/// (e.g. 1,000 items to fewer than 500). A worklist that keeps shrinking that fast ends within log2 of its size in
+/// rounds (at most ~20 at the sizes [`LARGE_ROUND`] admits, a few microseconds of launches each), too few to repay
+/// the persistent kernel's start: IPGC on road (9 rounds, each leaving a third of the last) was 25% slower
+/// entering it after its host rounds (docs/optimizer.md). Pipes whose worklist holds its size (a BFS frontier
+/// crossing a road network, a colouring's tail of priority steps) enter as before.
+const FAST_SHRINK: u64 = 2;
+
+/// Whether an outlined pipe over a worklist of `count` items, after `rounds_done` rounds from the host, the last of
+/// which began with `previous` items (0: none ran), enters its persistent kernel of `grid` blocks now (see
+/// [`LARGE_ROUND`], [`HOST_ROUNDS_FIRST`] and [`FAST_SHRINK`]).
+pub(crate) fn enters_pipe(count: u64, previous: u64, grid: u32, rounds_done: u64) -> bool {
+    count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND
+        && rounds_done >= HOST_ROUNDS_FIRST
+        && count.saturating_mul(FAST_SHRINK) >= previous
+}
+/// Set (to anything) in the environment, every outlined pipe enters its persistent kernel at its first round,
+/// whatever its size: what the GPU tests use to run the persistent kernels of pipes that would otherwise end, or
+/// switch modes, within their host rounds (`scripts/gpu-outline.sh`). Timings with it are not representative.
+pub const ENTER_PIPES_AT_ONCE: &str = "IRGC_ENTER_PIPES_AT_ONCE";
+
+/// A round of an outlined pipe with at most this many items runs on one block while the rest of the grid waits
+/// (`PipeState::SOLO_ITEMS`): one item per thread, as on the whole grid, but its barriers are the block's, not a
+/// grid barrier (every block's atomic on one word, then a poll). Only on a graph that is not skewed, where an
+/// item's edges are few: on a skewed graph a small round's items are hubs, which the grid shares (`grid.rs`).
+const SOLO_ITEMS: u64 = FORALL_BLOCK as u64;
+/// Set to a number in the environment, the most items of a round run on one block instead of [`SOLO_ITEMS`]
+/// (0: never): the knob the measurements of `docs/optimizer.md` turned.
+pub const SOLO_ITEMS_VAR: &str = "IRGC_SOLO_ITEMS";
+
+/// Set to a number in the environment, the most blocks of an outlined pipe's persistent grid (at least 1; the
+/// resident grid when unset or not a number). For compute-sanitizer's racecheck, which did not finish the BFS
+/// programs' persistent kernels on the whole resident grid in minutes (`docs/optimizer.md`, "Small rounds on one
+/// block"): a smaller grid runs the same code, rounds of several blocks and solo stretches included. Timings with
+/// it are not representative.
+pub const PIPE_BLOCKS_VAR: &str = "IRGC_PIPE_BLOCKS";
+
+/// The grid of an outlined pipe's persistent kernel: `resident` blocks, or fewer when `cap` (the value of
+/// [`PIPE_BLOCKS_VAR`]) is a positive number.
+fn capped_pipe_grid(resident: u32, cap: Option<&str>) -> u32 {
+    match cap.and_then(|c| c.trim().parse::<u32>().ok()) {
+        Some(c) if c > 0 => resident.min(c),
+        _ => resident,
+    }
+}
+
+/// Set to a number from 2 to 16 in the environment, outlined pipes are launched in thread-block clusters of that
+/// many blocks (GPUs of compute capability 9.0 on, PTX compiled for `sm_90`): a small round then runs on the
+/// first cluster, up to [`SOLO_ITEMS`] items per block of it, its steps ended by the cluster's hardware barrier
+/// instead of the grid's (`compiler/backend-ptx/src/pipe_solo.rs`). Unset, or 1: no clusters. An experiment, not
+/// the default: not yet measured against block 0 alone (docs/next-iteration-outlining.md, "Cluster rounds").
+pub const PIPE_CLUSTER_VAR: &str = "IRGC_PIPE_CLUSTER";
+
+/// The cluster size [`PIPE_CLUSTER_VAR`] asks of a GPU of compute capability `capability` for `ptx`: 1 when
+/// unset, an error naming the problem when the value is not a size from 1 to 16 or the GPU or the PTX has no
+/// clusters.
+pub(crate) fn pipe_cluster(value: Option<&str>, capability: (i32, i32), ptx: &str) -> Result<u32, CudaError> {
+    let Some(value) = value else {
+        return Ok(1);
+    };
+    let bad = |why: String| Err(CudaError::Unsupported(format!("{PIPE_CLUSTER_VAR}={value}: {why}")));
+    let blocks = match value.trim().parse::<u32>() {
+        Ok(b @ 1..=16) => b,
+        _ => return bad("expected a cluster size from 1 (no clusters) to 16 blocks".into()),
+    };
+    if blocks == 1 {
+        return Ok(1);
+    }
+    if capability.0 < 9 {
+        let (major, minor) = capability;
+        return bad(format!("this GPU (compute capability {major}.{minor}) has no thread-block clusters (9.0 on)"));
+    }
+    if !ptx.contains("%cluster_nctarank") {
+        return bad("the PTX was compiled for a GPU without clusters (compile with --arch sm_90)".into());
+    }
+    Ok(blocks)
+}
+
+/// The most items of a round the first block (or the first cluster of `cluster` blocks) runs alone, for a run
+/// whose context is `ctx`.
+pub(crate) fn solo_items(ctx: &[u64], cluster: u32) -> u64 {
+    if skewed(ctx) {
+        return 0;
+    }
+    let set = std::env::var(SOLO_ITEMS_VAR).ok().and_then(|v| v.trim().parse().ok());
+    set.unwrap_or(SOLO_ITEMS * u64::from(cluster))
+}
+
+/// Blocks per multiprocessor for an outlined loop, whose kernels usually sweep every node each round: as many
+/// as an ordinary launch, for the memory parallelism the sweeps need.
+pub(crate) const LOOP_BLOCKS_PER_SM: u32 = 8;
+
+/// How many blocks of [`FORALL_BLOCK`] threads of `function` are resident at once on `sms` multiprocessors, at
+/// most `per_sm_cap` on each (`None` when the driver cannot say): the grid of a launch whose blocks must all run
+/// together (an outlined pipe's grid barrier, a sweep that waits).
+pub(crate) fn resident_grid(function: &CudaFunction, sms: u32, per_sm_cap: u32) -> Option<u32> {
+    let per_sm = function.occupancy_max_active_blocks_per_multiprocessor(FORALL_BLOCK, 0, None).ok()?;
+    sms.checked_mul(per_sm.min(per_sm_cap))
+}
+
+/// Loads an outlined pipe's entry and sizes its grid: `None` when the PTX lacks it or no block of it fits on a
+/// multiprocessor (the interpreter then runs the pipe round by round, as on a GPU without cooperative launches).
+/// With clusters of `cluster` blocks (more than 1), the grid is the resident clusters' blocks, and an error says
+/// so when none fits.
+pub(crate) fn pipe_entry(
+    module: &Arc<CudaModule>,
+    ptx: &str,
+    name: &str,
+    gpu: &Gpu,
+    (wanted_per_sm, cluster): (u32, u32),
+) -> Result<Option<PipeEntry>, CudaError> {
+    let cap = std::env::var(PIPE_BLOCKS_VAR).ok();
+    let load = |name: &str| -> Result<Option<PipeGrid>, CudaError> {
+        let Ok(function) = module.load_function(name) else {
+            return Ok(None);
+        };
+        let Some(resident) = resident_grid(&function, gpu.sms, wanted_per_sm) else {
+            return Ok(None);
+        };
+        let grid = if cluster > 1 {
+            let cfg = LaunchConfig {
+                grid_dim: (resident.max(cluster).next_multiple_of(cluster), 1, 1),
+                block_dim: (FORALL_BLOCK, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            let clusters = driver::resident_clusters(&gpu.stream, &function, cfg, cluster)
+                .map_err(|e| CudaError::driver(format!("cannot size the clusters of pipe entry `{name}`"), e))?;
+            // Whole clusters, no more blocks than the entry wants per multiprocessor.
+            let whole = (clusters * cluster).min(resident / cluster * cluster);
+            if whole == 0 {
+                return Err(CudaError::Unsupported(format!(
+                    "{PIPE_CLUSTER_VAR}={cluster}: no cluster of {cluster} blocks of pipe entry `{name}` fits on this \
+                     GPU at once ({clusters} clusters resident, {resident} blocks); try a smaller size"
+                )));
+            }
+            // At most the blocks IRGC_PIPE_BLOCKS asks for, but one cluster at least.
+            (capped_pipe_grid(whole, cap.as_deref()) / cluster).max(1) * cluster
+        } else {
+            capped_pipe_grid(resident, cap.as_deref())
+        };
+        Ok((grid > 0).then_some(PipeGrid { function, grid, cluster }))
+    };
+    let Some(scheduled) = load(name)? else {
+        return Ok(None);
+    };
+    let flat = irgc_artifact::flat_entry(name);
+    let flat = if has_entry(ptx, &flat) { load(&flat)? } else { None };
+    Ok(Some(PipeEntry { scheduled, flat }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use irgc_artifact::Layout;
+
+    #[test]
+    fn a_pipe_grid_is_capped_only_by_a_positive_number() {
+        assert_eq!(capped_pipe_grid(264, None), 264);
+        assert_eq!(capped_pipe_grid(264, Some("4")), 4);
+        assert_eq!(capped_pipe_grid(264, Some(" 2 ")), 2);
+        assert_eq!(capped_pipe_grid(264, Some("1000")), 264, "never more than are resident");
+        assert_eq!(capped_pipe_grid(264, Some("0")), 264);
+        assert_eq!(capped_pipe_grid(264, Some("many")), 264);
+        assert_eq!(capped_pipe_grid(0, Some("4")), 0, "nothing fits: still nothing");
+    }
+
+    #[test]
+    fn a_pipe_cluster_is_asked_for_only_where_the_gpu_and_the_ptx_have_clusters() {
+        let (hopper, ampere) = ((9, 0), (8, 0));
+        let ptx90 = "mov.u32 %r1, %cluster_nctarank;";
+        assert_eq!(pipe_cluster(None, hopper, ptx90).unwrap(), 1, "unset: no clusters");
+        assert_eq!(pipe_cluster(Some("1"), ampere, "").unwrap(), 1, "1: no clusters, on any GPU");
+        assert_eq!(pipe_cluster(Some(" 8 "), hopper, ptx90).unwrap(), 8);
+        assert_eq!(pipe_cluster(Some("16"), hopper, ptx90).unwrap(), 16);
+        for (value, cc, ptx, why) in [
+            ("0", hopper, ptx90, "from 1 (no clusters) to 16"),
+            ("17", hopper, ptx90, "from 1 (no clusters) to 16"),
+            ("eight", hopper, ptx90, "from 1 (no clusters) to 16"),
+            ("8", ampere, ptx90, "compute capability 8.0) has no thread-block clusters"),
+            ("8", hopper, "", "compile with --arch sm_90"),
+        ] {
+            let e = pipe_cluster(Some(value), cc, ptx).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{PIPE_CLUSTER_VAR}={value}: ")), "{e}");
+            assert!(e.contains(why), "{value}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_cluster_runs_as_many_items_alone_as_its_blocks_hold() {
+        let plain = vec![0u64; Layout::SKEWED + 1];
+        let mut skewed = plain.clone();
+        skewed[Layout::SKEWED] = 1;
+        if std::env::var_os(SOLO_ITEMS_VAR).is_none() {
+            assert_eq!(solo_items(&plain, 1), SOLO_ITEMS);
+            assert_eq!(solo_items(&plain, 8), 8 * SOLO_ITEMS);
+        }
+        assert_eq!(solo_items(&skewed, 8), 0, "a skewed graph's small rounds are hubs: the grid shares them");
+    }
+
+    #[test]
+    fn a_pipe_enters_its_kernel_only_when_small_and_after_its_first_rounds() {
+        let grid = 264; // 132 multiprocessors, 2 blocks each
+        let small = 1_000;
+        assert!(!enters_pipe(small, 0, grid, 0), "a short pipe's first rounds run from the host");
+        assert!(!enters_pipe(small, small, grid, HOST_ROUNDS_FIRST - 1));
+        assert!(enters_pipe(small, small, grid, HOST_ROUNDS_FIRST));
+        let large = u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND + 1;
+        assert!(!enters_pipe(large, large, grid, 100), "a large round runs from the host");
+    }
+
+    #[test]
+    fn a_pipe_whose_worklist_shrinks_fast_stays_on_the_host() {
+        let grid = 264;
+        let after = HOST_ROUNDS_FIRST;
+        assert!(!enters_pipe(400, 1_000, grid, after), "less than half the last round's items: about to end");
+        assert!(enters_pipe(500, 1_000, grid, after), "half of them: may go on for long");
+        assert!(enters_pipe(1_200, 1_000, grid, after), "a growing frontier enters");
+        assert!(!enters_pipe(1, 3, grid, after) && enters_pipe(2, 3, grid, after));
+    }
+}
