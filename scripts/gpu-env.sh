@@ -16,11 +16,12 @@ gen_graphs() {
 # `sanitize GRAPH PROGRAM...`: compute-sanitizer's memcheck, racecheck and synccheck on each program, verified, with
 # outlined pipes entered at the first round (IRGC_ENTER_PIPES_AT_ONCE); one line a tool and program. Fails when
 # any run does. SANITIZE_PIPE_BLOCKS=N runs the persistent kernels on at most N blocks (IRGC_PIPE_BLOCKS), so that
-# racecheck finishes on the long BFS pipes; SANITIZE_ARGS adds options to each run (e.g. `--weights random:1:255`).
+# racecheck finishes on the long BFS pipes; SANITIZE_ARGS adds options to each run (e.g. `--weights random:1:255`);
+# SANITIZE_TOOLS picks the tools (default: all three).
 sanitize() {
   local graph=$1 tool p out rc failed=0
   shift
-  for tool in memcheck racecheck synccheck; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     for p in "$@"; do
       out=$(IRGC_ENTER_PIPES_AT_ONCE=1 IRGC_PIPE_BLOCKS=${SANITIZE_PIPE_BLOCKS:-} timeout 400 \
         compute-sanitizer --tool "$tool" --error-exitcode 9 \

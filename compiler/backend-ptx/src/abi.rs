@@ -7,6 +7,7 @@
 
 use crate::lower::{Lower, GLOBAL};
 use crate::PtxError;
+use inkwell::builder::Builder;
 use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, IntType};
 use inkwell::values::{
     BasicMetadataValueEnum, BasicValue, BasicValueEnum, CallSiteValue, FunctionValue, IntValue, PointerValue,
@@ -18,8 +19,13 @@ use irgc_front::ir::Scalar;
 impl<'c> Lower<'c, '_> {
     /// The address of slot `i` (also the address the reduction atomics update).
     pub fn slot_addr(&self, i: usize) -> Result<PointerValue<'c>, PtxError> {
+        self.slot_addr_at(&self.b, i)
+    }
+
+    /// [`Lower::slot_addr`], computed where `b` stands.
+    fn slot_addr_at(&self, b: &Builder<'c>, i: usize) -> Result<PointerValue<'c>, PtxError> {
         let idx = u32::try_from(i).map_err(|_| PtxError::Unsupported("a context of over 2^32 slots".into()))?;
-        Ok(self.b.build_struct_gep(self.ctx_ty, self.ctx, idx, "")?)
+        Ok(b.build_struct_gep(self.ctx_ty, self.ctx, idx, "")?)
     }
 
     /// Slot `i` of the context, as an `i64`. In an outlined pipe's entry ([`Lower::slot_cache`]) each slot is
@@ -34,20 +40,14 @@ impl<'c> Lower<'c, '_> {
         if let Some(&v) = cache.borrow().get(&i) {
             return Ok(v);
         }
-        let top = self.c.create_builder();
-        match self.entry.get_first_instruction() {
-            Some(first) => top.position_before(&first),
-            None => top.position_at_end(self.entry),
-        }
-        let v = self.invariant_slot(&top, i)?;
+        let v = self.invariant_slot(&self.entry_top(), i)?;
         cache.borrow_mut().insert(i, v);
         Ok(v)
     }
 
     /// An `!invariant.load` of slot `i` where `b` stands.
-    fn invariant_slot(&self, b: &inkwell::builder::Builder<'c>, i: usize) -> Result<IntValue<'c>, PtxError> {
-        let idx = u32::try_from(i).map_err(|_| PtxError::Unsupported("a context of over 2^32 slots".into()))?;
-        let addr = b.build_struct_gep(self.ctx_ty, self.ctx, idx, "")?;
+    fn invariant_slot(&self, b: &Builder<'c>, i: usize) -> Result<IntValue<'c>, PtxError> {
+        let addr = self.slot_addr_at(b, i)?;
         let v = b.build_load(self.c.i64_type(), addr, &format!("slot{i}"))?;
         if let Some(inst) = v.as_instruction_value() {
             let md = self.c.metadata_node(&[]);

@@ -173,12 +173,17 @@ impl<'c, 'a> Lower<'c, 'a> {
 
     /// A new alloca of `ty` at the top of the entry block (where SROA promotes it).
     pub fn alloca(&self, ty: BasicTypeEnum<'c>, name: &str) -> Result<PointerValue<'c>, PtxError> {
-        let ab = self.c.create_builder();
+        Ok(self.entry_top().build_alloca(ty, name)?)
+    }
+
+    /// A builder at the top of the entry block, for what every path of the function needs defined first.
+    pub fn entry_top(&self) -> Builder<'c> {
+        let top = self.c.create_builder();
         match self.entry.get_first_instruction() {
-            Some(i) => ab.position_before(&i),
-            None => ab.position_at_end(self.entry),
+            Some(i) => top.position_before(&i),
+            None => top.position_at_end(self.entry),
         }
-        Ok(ab.build_alloca(ty, name)?)
+        top
     }
 
     pub fn read_local(&self, l: Handle<Local>) -> Result<BasicValueEnum<'c>, PtxError> {
