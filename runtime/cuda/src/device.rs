@@ -23,8 +23,8 @@ use crate::error::{describe, device_error, CudaError};
 use crate::gpu::Gpu;
 use crate::pack::{fill_plan, pack, unpack, Fill};
 use crate::pipe_grid::{
-    enters_pipe, pipe_cluster, pipe_entry, resident_grid, solo_items, PipeEntry, PipeGrid, ENTER_PIPES_AT_ONCE,
-    LOOP_BLOCKS_PER_SM, PIPE_BLOCKS_PER_SM, PIPE_CLUSTER_VAR,
+    enters_pipe, has_entry, pipe_cluster, pipe_entry, resident_grid, skewed, solo_items, PipeEntry, PipeGrid,
+    ENTER_PIPES_AT_ONCE, LOOP_BLOCKS_PER_SM, PIPE_BLOCKS_PER_SM, PIPE_CLUSTER_VAR,
 };
 use crate::shape::{block_threads, dealing_shape, launch_shape, FORALL_BLOCK};
 use crate::slots::SlotTable;
@@ -94,12 +94,6 @@ impl UnrollChoice {
             (keep, ..) => keep,
         }
     }
-}
-
-/// Whether the run's graph is skewed (the context's `SKEWED` slot): the scheduled entries run then, and the flat
-/// twins otherwise.
-pub(crate) fn skewed(ctx: &[u64]) -> bool {
-    ctx.get(Layout::SKEWED).is_some_and(|&v| v != 0)
 }
 
 /// Bytes moved between host and device, and the time it took (measured on the host, waiting for the copies).
@@ -323,12 +317,6 @@ impl CudaDevice {
 fn copy_to(stream: &Arc<CudaStream>, buf: &mut GpuBuffer, offset: usize, bytes: &[u8]) -> Result<(), RunError> {
     let mut dst = buf.slice_mut().slice_mut(offset..offset + bytes.len());
     stream.memcpy_htod(bytes, &mut dst).map_err(|e| device_error("cannot copy to the GPU", e))
-}
-
-/// Whether the PTX text declares entry `name` (asked before loading a flat twin, so that a kernel without one
-/// costs no failed driver call, which compute-sanitizer would report as an error).
-pub(crate) fn has_entry(ptx: &str, name: &str) -> bool {
-    ptx.contains(&format!(".entry {name}("))
 }
 
 /// Entry `twin` (a kernel's flat or rolled twin), if the PTX has it.

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule, LaunchConfig};
 
-use crate::device::{has_entry, skewed};
 use crate::driver;
 use crate::error::CudaError;
 use crate::gpu::Gpu;
 use crate::shape::FORALL_BLOCK;
+use irgc_artifact::Layout;
 
 /// An outlined pipe's entry, loaded, with the grid it runs on.
 pub(crate) struct PipeEntry {
@@ -29,6 +29,18 @@ pub(crate) struct PipeGrid {
     pub grid: u32,
     /// Blocks per thread-block cluster (1: none; see [`PIPE_CLUSTER_VAR`]).
     pub cluster: u32,
+}
+
+/// Whether the run's graph is skewed (the context's `SKEWED` slot): the scheduled entries run then, and the flat
+/// twins otherwise.
+pub(crate) fn skewed(ctx: &[u64]) -> bool {
+    ctx.get(Layout::SKEWED).is_some_and(|&v| v != 0)
+}
+
+/// Whether the PTX text declares entry `name` (asked before loading a flat twin, so that a kernel without one
+/// costs no failed driver call, which compute-sanitizer would report as an error).
+pub(crate) fn has_entry(ptx: &str, name: &str) -> bool {
+    ptx.contains(&format!(".entry {name}("))
 }
 
 /// Blocks per multiprocessor for an outlined pipe (fewer than an ordinary launch: every block takes part in
@@ -196,7 +208,6 @@ pub(crate) fn pipe_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use irgc_artifact::Layout;
 
     #[test]
     fn a_pipe_grid_is_capped_only_by_a_positive_number() {
