@@ -5,7 +5,8 @@
 #      and on block 0 or the first cluster alone (the default limit); prints ms and µs a round. Every round also
 #      writes hits[v], which is checked: rounds + 1 for each of the `width` items.
 #   2. BFS and SSSP on the high-diameter classes (every row verified).
-#   Both once per cluster size of GPU_ROUNDS_CLUSTERS (IRGC_PIPE_CLUSTER; default 1: no clusters; e.g. "1 4 8 16").
+#   Both once per cluster size of GPU_ROUNDS_CLUSTERS (IRGC_PIPE_CLUSTER; default "1 16": block 0 alone, then the
+#   runtime's default clusters of 16; e.g. "1 4 8 16").
 #   GPU_ROUNDS_DIR (default /tmp/g)   GPU_ROUNDS_RUNS (default 5)   GPU_ROUNDS_CLASSES (default: road grid2k rgg22)
 #   GPU_ROUNDS_BACKEND (default cuda; `cpu` tries the script on a machine without a GPU)
 set -u -o pipefail
@@ -14,7 +15,7 @@ DIR=${GPU_ROUNDS_DIR:-/tmp/g}
 RUNS=${GPU_ROUNDS_RUNS:-5}
 CLASSES=${GPU_ROUNDS_CLASSES:-"road grid2k rgg22"}
 BACKEND=${GPU_ROUNDS_BACKEND:-cuda}
-CLUSTERS=${GPU_ROUNDS_CLUSTERS:-1}
+CLUSTERS=${GPU_ROUNDS_CLUSTERS:-"1 16"}
 ROUNDS=4000
 status=0
 # shellcheck disable=SC2086

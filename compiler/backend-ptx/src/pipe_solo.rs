@@ -9,7 +9,7 @@
 //! (thread 0's estimates would have to follow).
 //!
 //! On a target with thread-block clusters (`sm_90` on), "block 0" is the first cluster: its `%cluster_nctarank`
-//! blocks (1 unless the runtime launches the entry in clusters, `IRGC_PIPE_CLUSTER`) run the small rounds
+//! blocks (16 on Hopper, the runtime's default; 1 in a launch without clusters) run the small rounds
 //! together, each step ended by the cluster's hardware barrier instead of `bar.sync`, and the runtime's limit
 //! grows with them (256 items a block). Their registers stay equal to block 0's (every block of the cluster
 //! computes them from the same state words), so block 0's thread 0 alone spills them, and each block of the

@@ -23,7 +23,7 @@ use crate::error::{describe, device_error, CudaError};
 use crate::gpu::Gpu;
 use crate::pack::{fill_plan, pack, unpack, Fill};
 use crate::pipe_grid::{
-    enters_pipe, has_entry, pipe_cluster, pipe_entry, resident_grid, skewed, solo_items, PipeEntry, PipeGrid,
+    enters_pipe, has_entry, pipe_cluster, pipe_entry, resident_grid, skewed, solo_items, PipeEntry,
     ENTER_PIPES_AT_ONCE, LOOP_BLOCKS_PER_SM, PIPE_BLOCKS_PER_SM, PIPE_CLUSTER_VAR,
 };
 use crate::shape::{block_threads, dealing_shape, launch_shape, FORALL_BLOCK};
@@ -548,10 +548,12 @@ impl Device for CudaDevice {
         let Some(Some(entry)) = self.pipes.get(run.pipe) else {
             return Ok(None);
         };
-        let PipeGrid { function, grid, cluster } = match &entry.flat {
-            Some(flat) if !skewed(ctx) => flat.clone(),
-            _ => entry.scheduled.clone(),
+        let pipe_grid = match &entry.flat {
+            Some(flat) if !skewed(ctx) => flat,
+            _ => &entry.scheduled,
         };
+        let function = pipe_grid.function.clone();
+        let (grid, cluster) = pipe_grid.shape.for_graph(skewed(ctx));
         // A worklist larger than the persistent grid can hide latency for (it has a few blocks per
         // multiprocessor, an ordinary launch up to 8) runs its round from the host; the pipe enters the kernel once
         // its worklist has shrunk (pipes seeded with every node: matching, colouring) and it has run

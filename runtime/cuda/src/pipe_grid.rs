@@ -25,10 +25,32 @@ pub(crate) struct PipeEntry {
 #[derive(Clone)]
 pub(crate) struct PipeGrid {
     pub function: CudaFunction,
-    /// Blocks of [`FORALL_BLOCK`] threads: all resident at once, as the entry's grid barrier needs.
+    pub shape: GridShape,
+}
+
+/// The grid of an outlined pipe's persistent kernel: blocks of [`FORALL_BLOCK`] threads, all resident at once, as
+/// its grid barrier needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GridShape {
+    /// Blocks, in clusters of `cluster` (1: none; see [`PIPE_CLUSTER_VAR`]).
     pub grid: u32,
-    /// Blocks per thread-block cluster (1: none; see [`PIPE_CLUSTER_VAR`]).
     pub cluster: u32,
+    /// Blocks without clusters, and whether the cluster size was asked for: see [`GridShape::for_graph`].
+    pub unclustered: u32,
+    pub asked: bool,
+}
+
+impl GridShape {
+    /// The grid and cluster size of a launch on a graph that is `skewed` or not. Clusters only speed up the rounds
+    /// the first cluster runs alone, and a skewed graph has none (its small rounds are hubs: [`solo_items`]), so
+    /// there the default launches without them; a size asked for is kept.
+    pub fn for_graph(&self, skewed: bool) -> (u32, u32) {
+        if skewed && !self.asked {
+            (self.unclustered, 1)
+        } else {
+            (self.grid, self.cluster)
+        }
+    }
 }
 
 /// Whether the run's graph is skewed (the context's `SKEWED` slot): the scheduled entries run then, and the flat
@@ -101,36 +123,48 @@ fn capped_pipe_grid(resident: u32, cap: Option<&str>) -> u32 {
     }
 }
 
-/// Set to a number from 2 to 16 in the environment, outlined pipes are launched in thread-block clusters of that
-/// many blocks (GPUs of compute capability 9.0 on, PTX compiled for `sm_90`): a small round then runs on the
-/// first cluster, up to [`SOLO_ITEMS`] items per block of it, its steps ended by the cluster's hardware barrier
-/// instead of the grid's (`compiler/backend-ptx/src/pipe_solo.rs`). Unset, or 1: no clusters. An experiment, not
-/// the default: not yet measured against block 0 alone (docs/next-iteration-outlining.md, "Cluster rounds").
+/// Outlined pipes are launched in thread-block clusters of [`DEFAULT_PIPE_CLUSTER`] blocks on GPUs of compute
+/// capability 9.0 on (PTX compiled for `sm_90`): a small round then runs on the first cluster, up to
+/// [`SOLO_ITEMS`] items per block of it, its steps ended by the cluster's hardware barrier instead of the grid's
+/// (`compiler/backend-ptx/src/pipe_solo.rs`). Set to a number from 1 (no clusters: block 0 runs small rounds alone)
+/// to 16 in the environment, this picks the size; an error then says why a GPU or PTX cannot have it.
 pub const PIPE_CLUSTER_VAR: &str = "IRGC_PIPE_CLUSTER";
 
-/// The cluster size [`PIPE_CLUSTER_VAR`] asks of a GPU of compute capability `capability` for `ptx`: 1 when
-/// unset, an error naming the problem when the value is not a size from 1 to 16 or the GPU or the PTX has no
-/// clusters.
-pub(crate) fn pipe_cluster(value: Option<&str>, capability: (i32, i32), ptx: &str) -> Result<u32, CudaError> {
+/// The cluster size where the GPU and the PTX have clusters and [`PIPE_CLUSTER_VAR`] is unset: on one H200, BFS and
+/// SSSP on the high-diameter classes ran fastest in clusters of 16 of the sizes 1, 8 and 16 (docs/optimizer.md,
+/// "Cluster rounds").
+pub const DEFAULT_PIPE_CLUSTER: u32 = 16;
+
+/// Blocks per thread-block cluster of the outlined pipes, and whether the user asked for that size (a default
+/// that does not fit on the GPU falls back to no clusters; a size asked for is an error then).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Clusters {
+    pub blocks: u32,
+    pub asked: bool,
+}
+
+/// The cluster size for a GPU of compute capability `capability` and `ptx`, from [`PIPE_CLUSTER_VAR`]'s `value`:
+/// unset, [`DEFAULT_PIPE_CLUSTER`] where both have clusters and 1 otherwise; set, that size where the PTX has
+/// cluster rounds and 1 where it has none, and an error naming the problem when the value is not a size from 1 to
+/// 16 or the GPU has no clusters.
+pub(crate) fn pipe_cluster(value: Option<&str>, capability: (i32, i32), ptx: &str) -> Result<Clusters, CudaError> {
+    let has_clusters = capability.0 >= 9 && ptx.contains("%cluster_nctarank");
     let Some(value) = value else {
-        return Ok(1);
+        let blocks = if has_clusters { DEFAULT_PIPE_CLUSTER } else { 1 };
+        return Ok(Clusters { blocks, asked: false });
     };
     let bad = |why: String| Err(CudaError::Unsupported(format!("{PIPE_CLUSTER_VAR}={value}: {why}")));
     let blocks = match value.trim().parse::<u32>() {
         Ok(b @ 1..=16) => b,
         _ => return bad("expected a cluster size from 1 (no clusters) to 16 blocks".into()),
     };
-    if blocks == 1 {
-        return Ok(1);
-    }
-    if capability.0 < 9 {
+    if blocks > 1 && capability.0 < 9 {
         let (major, minor) = capability;
         return bad(format!("this GPU (compute capability {major}.{minor}) has no thread-block clusters (9.0 on)"));
     }
-    if !ptx.contains("%cluster_nctarank") {
-        return bad("the PTX was compiled for a GPU without clusters (compile with --arch sm_90)".into());
-    }
-    Ok(blocks)
+    // PTX without cluster rounds (no outlined pipe, or compiled for a GPU before sm_90) runs its pipes, if any, as
+    // it would without clusters: launching them in clusters would change nothing but the grid.
+    Ok(Clusters { blocks: if has_clusters { blocks } else { 1 }, asked: true })
 }
 
 /// The most items of a round the first block (or the first cluster of `cluster` blocks) runs alone, for a run
@@ -157,14 +191,14 @@ pub(crate) fn resident_grid(function: &CudaFunction, sms: u32, per_sm_cap: u32) 
 
 /// Loads an outlined pipe's entry and sizes its grid: `None` when the PTX lacks it or no block of it fits on a
 /// multiprocessor (the interpreter then runs the pipe round by round, as on a GPU without cooperative launches).
-/// With clusters of `cluster` blocks (more than 1), the grid is the resident clusters' blocks, and an error says
-/// so when none fits.
+/// With clusters of more than one block, the grid is the resident clusters' blocks; when none fits, an error
+/// says so if the size was asked for, and the entry runs without clusters otherwise.
 pub(crate) fn pipe_entry(
     module: &Arc<CudaModule>,
     ptx: &str,
     name: &str,
     gpu: &Gpu,
-    (wanted_per_sm, cluster): (u32, u32),
+    (wanted_per_sm, clusters): (u32, Clusters),
 ) -> Result<Option<PipeEntry>, CudaError> {
     let cap = std::env::var(PIPE_BLOCKS_VAR).ok();
     let load = |name: &str| -> Result<Option<PipeGrid>, CudaError> {
@@ -174,28 +208,33 @@ pub(crate) fn pipe_entry(
         let Some(resident) = resident_grid(&function, gpu.sms, wanted_per_sm) else {
             return Ok(None);
         };
-        let grid = if cluster > 1 {
+        let cluster = clusters.blocks;
+        let unclustered = capped_pipe_grid(resident, cap.as_deref());
+        let asked = clusters.asked;
+        if cluster > 1 {
             let cfg = LaunchConfig {
                 grid_dim: (resident.max(cluster).next_multiple_of(cluster), 1, 1),
                 block_dim: (FORALL_BLOCK, 1, 1),
                 shared_mem_bytes: 0,
             };
-            let clusters = driver::resident_clusters(&gpu.stream, &function, cfg, cluster)
+            let fit = driver::resident_clusters(&gpu.stream, &function, cfg, cluster)
                 .map_err(|e| CudaError::driver(format!("cannot size the clusters of pipe entry `{name}`"), e))?;
             // Whole clusters, no more blocks than the entry wants per multiprocessor.
-            let whole = (clusters * cluster).min(resident / cluster * cluster);
-            if whole == 0 {
+            let whole = (fit * cluster).min(resident / cluster * cluster);
+            if whole > 0 {
+                // At most the blocks IRGC_PIPE_BLOCKS asks for, but one cluster at least.
+                let grid = (capped_pipe_grid(whole, cap.as_deref()) / cluster).max(1) * cluster;
+                return Ok(Some(PipeGrid { function, shape: GridShape { grid, cluster, unclustered, asked } }));
+            }
+            if clusters.asked {
                 return Err(CudaError::Unsupported(format!(
                     "{PIPE_CLUSTER_VAR}={cluster}: no cluster of {cluster} blocks of pipe entry `{name}` fits on this \
-                     GPU at once ({clusters} clusters resident, {resident} blocks); try a smaller size"
+                     GPU at once ({fit} clusters resident, {resident} blocks); try a smaller size"
                 )));
             }
-            // At most the blocks IRGC_PIPE_BLOCKS asks for, but one cluster at least.
-            (capped_pipe_grid(whole, cap.as_deref()) / cluster).max(1) * cluster
-        } else {
-            capped_pipe_grid(resident, cap.as_deref())
-        };
-        Ok((grid > 0).then_some(PipeGrid { function, grid, cluster }))
+        }
+        Ok((unclustered > 0)
+            .then_some(PipeGrid { function, shape: GridShape { grid: unclustered, cluster: 1, unclustered, asked } }))
     };
     let Some(scheduled) = load(name)? else {
         return Ok(None);
@@ -224,21 +263,36 @@ mod tests {
     fn a_pipe_cluster_is_asked_for_only_where_the_gpu_and_the_ptx_have_clusters() {
         let (hopper, ampere) = ((9, 0), (8, 0));
         let ptx90 = "mov.u32 %r1, %cluster_nctarank;";
-        assert_eq!(pipe_cluster(None, hopper, ptx90).unwrap(), 1, "unset: no clusters");
-        assert_eq!(pipe_cluster(Some("1"), ampere, "").unwrap(), 1, "1: no clusters, on any GPU");
-        assert_eq!(pipe_cluster(Some(" 8 "), hopper, ptx90).unwrap(), 8);
-        assert_eq!(pipe_cluster(Some("16"), hopper, ptx90).unwrap(), 16);
+        let default = |blocks| Clusters { blocks, asked: false };
+        let asked = |blocks| Clusters { blocks, asked: true };
+        assert_eq!(pipe_cluster(None, hopper, ptx90).unwrap(), default(DEFAULT_PIPE_CLUSTER), "unset: the default");
+        assert_eq!(pipe_cluster(None, ampere, ptx90).unwrap(), default(1), "unset, a GPU without clusters: none");
+        assert_eq!(pipe_cluster(None, hopper, "").unwrap(), default(1), "unset, PTX without clusters: none");
+        assert_eq!(pipe_cluster(Some("1"), ampere, "").unwrap(), asked(1), "1: no clusters, on any GPU");
+        assert_eq!(pipe_cluster(Some(" 8 "), hopper, ptx90).unwrap(), asked(8));
+        assert_eq!(pipe_cluster(Some("16"), hopper, ptx90).unwrap(), asked(16));
+        assert_eq!(pipe_cluster(Some("16"), hopper, "").unwrap(), asked(1), "PTX without cluster rounds: none");
         for (value, cc, ptx, why) in [
             ("0", hopper, ptx90, "from 1 (no clusters) to 16"),
             ("17", hopper, ptx90, "from 1 (no clusters) to 16"),
             ("eight", hopper, ptx90, "from 1 (no clusters) to 16"),
             ("8", ampere, ptx90, "compute capability 8.0) has no thread-block clusters"),
-            ("8", hopper, "", "compile with --arch sm_90"),
         ] {
             let e = pipe_cluster(Some(value), cc, ptx).unwrap_err().to_string();
             assert!(e.starts_with(&format!("{PIPE_CLUSTER_VAR}={value}: ")), "{e}");
             assert!(e.contains(why), "{value}: {e}");
         }
+    }
+
+    #[test]
+    fn a_skewed_graph_runs_without_clusters_unless_they_were_asked_for() {
+        let default = GridShape { grid: 1056, cluster: 16, unclustered: 1064, asked: false };
+        assert_eq!(default.for_graph(false), (1056, 16));
+        assert_eq!(default.for_graph(true), (1064, 1), "no solo rounds on a skewed graph: no clusters");
+        let asked = GridShape { asked: true, ..default };
+        assert_eq!(asked.for_graph(true), (1056, 16));
+        let none = GridShape { grid: 1064, cluster: 1, unclustered: 1064, asked: false };
+        assert_eq!(none.for_graph(false), (1064, 1));
     }
 
     #[test]
