@@ -1,6 +1,6 @@
 //! How an outlined pipe's persistent kernel is launched: when the interpreter enters it instead of running a round
 //! from the host ([`enters_pipe`]), its grid (every block resident at once, as its grid barrier needs; in
-//! thread-block clusters when [`PIPE_CLUSTER_VAR`] asks for them), and the most items of a round its first block
+//! thread-block clusters on Hopper: [`PIPE_CLUSTER_VAR`]), and the most items of a round its first block
 //! or cluster runs alone ([`solo_items`]). The environment knobs the measurements of `docs/optimizer.md` turned
 //! live here too.
 
@@ -127,7 +127,8 @@ fn capped_pipe_grid(resident: u32, cap: Option<&str>) -> u32 {
 /// capability 9.0 on (PTX compiled for `sm_90`): a small round then runs on the first cluster, up to
 /// [`SOLO_ITEMS`] items per block of it, its steps ended by the cluster's hardware barrier instead of the grid's
 /// (`compiler/backend-ptx/src/pipe_solo.rs`). Set to a number from 1 (no clusters: block 0 runs small rounds alone)
-/// to 16 in the environment, this picks the size; an error then says why a GPU or PTX cannot have it.
+/// to 16 in the environment, this picks the size: an error on a GPU without clusters or where a cluster of that
+/// size does not fit, and no clusters for PTX without cluster rounds (nothing in it would use them).
 pub const PIPE_CLUSTER_VAR: &str = "IRGC_PIPE_CLUSTER";
 
 /// The cluster size where the GPU and the PTX have clusters and [`PIPE_CLUSTER_VAR`] is unset: on one H200, BFS and
