@@ -14,22 +14,22 @@ RUNS=${GPU_NEXT_RUNS:-5}
 PARTS=" ${GPU_NEXT_PARTS:-1 2} "
 status=0
 gen_graphs "$DIR" road grid2k rgg22 urand22 rmatg22 kron22 || exit 1
-# `row LABEL GRAPH PROGRAM...`: one line per program: label, graph, program, median ms, launches, verified.
+# `row LABEL GRAPH PROGRAM...`: one line per program: label, program, graph, median ms, launches, verified.
 row() {
   local label=$1 g=$2
   shift 2
-  timeout 200 "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --weights random:1:255 --graph "$DIR/$g.gr" "$@" 2>&1 |
-    awk -v l="$label" -v g="$g" '$5 == "cuda" { print l, g, $1, $6, $(NF-3), $NF; if ($NF != "ok") bad = 1 } END { exit bad }'
+  BENCH_TIMEOUT=200 bench_rows cuda --runs "$RUNS" --warmup 1 --weights random:1:255 --graph "$DIR/$g.gr" "$@" |
+    sed "s/^/$label /"
 }
 BFS_SSSP="programs/bfs/bfs_worklist.irg programs/bfs/bfs_do.irg programs/sssp/sssp_worklist.irg programs/sssp/sssp_nearfar.irg"
 if [[ $PARTS == *" 1 "* ]]; then
-  echo "== 1. clusters of 1 and the default, interleaved (label, graph, program, ms, launches, verified)"
+  echo "== 1. clusters of 1 and the default, interleaved (label, program, graph, ms, launches, verified)"
   for g in urand22 rmatg22 kron22; do
     # shellcheck disable=SC2086
     for r in 1 2; do
       IRGC_PIPE_CLUSTER=1 row c1 "$g" $BFS_SSSP || status=1
       row default "$g" $BFS_SSSP || status=1
-    done | sort -k3,3 -k1,1 -s
+    done | sort -k2,2 -k1,1 -s
   done
 fi
 if [[ $PARTS == *" 2 "* ]]; then

@@ -57,7 +57,7 @@ if [[ $PARTS == *" 3 "* ]]; then
   IRGC_PIPE_CLUSTER=4 SANITIZE_PIPE_BLOCKS=${SANITIZE_PIPE_BLOCKS:-8} SANITIZE_ARGS="--weights random:1:255" \
     sanitize gen:grid:w=24,h=24 programs/sssp/sssp_nearfar.irg || status=1
   echo "-- without clusters, 4 blocks: racecheck on the BFS pipes"
-  IRGC_SOLO_ITEMS=30 SANITIZE_PIPE_BLOCKS=4 SANITIZE_TOOLS=racecheck \
+  IRGC_PIPE_CLUSTER=1 IRGC_SOLO_ITEMS=30 SANITIZE_PIPE_BLOCKS=4 SANITIZE_TOOLS=racecheck \
     sanitize gen:grid:w=40,h=40 programs/bfs/bfs_worklist.irg programs/bfs/bfs_do.irg || status=1
 fi
 exit $status

@@ -13,6 +13,15 @@ gen_graphs() {
   GEN_ROAD=${GEN_ROAD:-.carry/FLA.gr.xz} python3 "${GEN_GRAPHS:-.carry/gen_graphs.py}" "$dir" "$@" >/dev/null
 }
 
+# `bench_rows BACKEND ARGS...`: `irgc bench --backend BACKEND ARGS` cut to one line a row (program, graph, median
+# ms, launches, verified), within BENCH_TIMEOUT seconds (default 600); fails when a row is not verified.
+bench_rows() {
+  local backend=$1
+  shift
+  timeout "${BENCH_TIMEOUT:-600}" "$IRGC" bench --backend "$backend" "$@" 2>&1 |
+    awk -v b="$backend" '$5 == b { print $1, $2, $6, $(NF-3), $NF; if ($NF != "ok") bad = 1 } END { exit bad }'
+}
+
 # `sanitize GRAPH PROGRAM...`: compute-sanitizer's memcheck, racecheck and synccheck on each program, verified, with
 # outlined pipes entered at the first round (IRGC_ENTER_PIPES_AT_ONCE); one line a tool and program. Fails when
 # any run does. SANITIZE_PIPE_BLOCKS=N runs the persistent kernels on at most N blocks (IRGC_PIPE_BLOCKS), so that

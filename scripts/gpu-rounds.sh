@@ -44,13 +44,13 @@ done
 
 echo "== 2. round-bound programs (median ms, launches, verified; clusters of $cluster)"
 for g in $CLASSES; do
-  "$IRGC" bench --backend "$BACKEND" --runs "$RUNS" --warmup 1 programs/bfs/bfs_worklist.irg programs/bfs/bfs_do.irg \
-    --graph "$DIR/$g.gr" 2>&1 | awk -v b="$BACKEND" '$5==b {print $1, $2, $6, $(NF-3), $NF; if ($NF != "ok") bad = 1} END {exit bad}' || status=1
+  bench_rows "$BACKEND" --runs "$RUNS" --warmup 1 programs/bfs/bfs_worklist.irg programs/bfs/bfs_do.irg \
+    --graph "$DIR/$g.gr" || status=1
 done
 for g in $CLASSES; do
   [ "$g" = rgg22 ] && continue # no weights in its file
-  "$IRGC" bench --backend "$BACKEND" --runs "$RUNS" --warmup 1 programs/sssp/sssp_worklist.irg programs/sssp/sssp_nearfar.irg \
-    --graph "$DIR/$g.gr" 2>&1 | awk -v b="$BACKEND" '$5==b {print $1, $2, $6, $(NF-3), $NF; if ($NF != "ok") bad = 1} END {exit bad}' || status=1
+  bench_rows "$BACKEND" --runs "$RUNS" --warmup 1 programs/sssp/sssp_worklist.irg programs/sssp/sssp_nearfar.irg \
+    --graph "$DIR/$g.gr" || status=1
 done
 done
 exit $status

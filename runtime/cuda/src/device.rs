@@ -548,12 +548,13 @@ impl Device for CudaDevice {
         let Some(Some(entry)) = self.pipes.get(run.pipe) else {
             return Ok(None);
         };
+        let skewed = skewed(ctx);
         let pipe_grid = match &entry.flat {
-            Some(flat) if !skewed(ctx) => flat,
+            Some(flat) if !skewed => flat,
             _ => &entry.scheduled,
         };
         let function = pipe_grid.function.clone();
-        let (grid, cluster) = pipe_grid.shape.for_graph(skewed(ctx));
+        let (grid, cluster) = pipe_grid.shape.for_graph(skewed);
         // A worklist larger than the persistent grid can hide latency for (it has a few blocks per
         // multiprocessor, an ordinary launch up to 8) runs its round from the host; the pipe enters the kernel once
         // its worklist has shrunk (pipes seeded with every node: matching, colouring) and it has run
