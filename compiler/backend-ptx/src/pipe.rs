@@ -268,10 +268,10 @@ impl<'c> Lower<'c, '_> {
             self.pipe_count = Some(PipeCount { w: wl.w, current: wl.count, cap: wl.cap });
         }
 
-        // Small rounds run by block 0 alone: a pipe over a worklist without `above auto` switches (whose thread-0
-        // estimates the other blocks would need to follow).
+        // Small rounds run by block 0 (the first cluster) alone: any pipe over a worklist. `above auto` switches
+        // need nothing more: thread 0, which keeps their estimates, runs every round (see `auto_hybrid`).
         let solo = match &wl {
-            Some(wl) if !autos.iter().any(|&a| a) => {
+            Some(wl) => {
                 let base = PipeState::spill(locals, auto_at.reductions, pipe.hybrids());
                 let mut regs = vec![(rounds, false), (launches, false), (red_rot, false), (wl.flipped, true)];
                 regs.extend(wl.rot.iter().map(|&r| (r, false)));
@@ -461,6 +461,13 @@ impl<'c> Lower<'c, '_> {
 
     /// `hybrid` number `k` of the round, `above auto`: every thread decides from the estimates of two rounds ago;
     /// thread 0 times the branch and writes its new estimates (see `pipe_auto.rs`).
+    ///
+    /// A small round that block 0 (the first cluster) runs alone goes sparse without deciding, and nobody times
+    /// it: the estimates describe rounds of the whole grid, the only ones they decide. Skipping the decision and
+    /// the update there keeps thread 0's floating-point work off the short rounds' critical path (grid2k's BFS:
+    /// 4,095 rounds). The protocol holds with such rounds: copy `r % 2` is written only in rounds of the whole
+    /// grid, after the branch's first grid barrier; a block let go after a stretch of small rounds passed a grid
+    /// barrier thread 0 arrived at after its last write, and every block reads the same copy at a round's head.
     fn auto_hybrid(
         &mut self,
         k: usize,
@@ -470,38 +477,47 @@ impl<'c> Lower<'c, '_> {
         sparse: &PlanBlock,
         f: &mut Frame<'c, '_>,
     ) -> Result<(), PtxError> {
-        let i64t = self.c.i64_type();
+        let (i64t, boolt) = (self.c.i64_type(), self.c.bool_type());
         let round = self.current_round(f.started, "")?;
         let slot = self.b.build_and(round, i64t.const_int(1, false), "")?;
-        let dense_now = self.auto_decide(f.auto[k], count, nodes)?;
+        // Whether the whole grid runs this round (always, in a pipe without small rounds on block 0).
+        let grid = match f.solo {
+            Some(flag) => {
+                let alone = self.b.build_load(boolt, flag, "")?.into_int_value();
+                self.b.build_not(alone, "grid_round")?
+            }
+            None => boolt.const_all_ones(),
+        };
+        let decided = self.alloca(boolt.into(), "auto_dense_now")?;
+        self.b.build_store(decided, boolt.const_zero())?;
+        let regs = f.auto[k];
+        self.if_then(grid, |me| {
+            let d = me.auto_decide(regs, count, nodes)?;
+            me.b.build_store(decided, d)?;
+            Ok(())
+        })?;
+        let dense_now = self.b.build_load(boolt, decided, "")?.into_int_value();
         if let Some(rec) = f.records {
             let nan = self.c.f64_type().const_float(f64::NAN);
             self.record_hybrid(rec, f.first, f.started, k, dense_now, nan)?;
         }
         // Only thread 0 reads the clock: every thread reading `%globaltimer` twice a round cost about 2 us a round
         // (grid2k's 4,095-level BFS: 37.7 -> 45.4 ms).
+        let timer = self.b.build_and(f.first, grid, "auto_timer")?;
         let t0 = self.alloca(i64t.into(), "auto_t0")?;
-        self.if_else(
-            f.first,
-            |me| {
-                let now = me.global_timer()?;
-                me.b.build_store(t0, now)?;
-                Ok(())
-            },
-            |_| Ok(()),
-        )?;
+        self.if_then(timer, |me| {
+            let now = me.global_timer()?;
+            me.b.build_store(t0, now)?;
+            Ok(())
+        })?;
         self.pipe_branch(dense_now, dense, sparse, f)?;
-        let (state, at, regs) = (f.state, f.auto_at, f.auto[k]);
-        self.if_else(
-            f.first,
-            |me| {
-                let t1 = me.global_timer()?;
-                let start = me.b.build_load(i64t, t0, "")?.into_int_value();
-                let ns = me.elapsed(t1, start)?;
-                me.auto_update(state, at, k, slot, regs, dense_now, count, ns)
-            },
-            |_| Ok(()),
-        )
+        let (state, at) = (f.state, f.auto_at);
+        self.if_then(timer, |me| {
+            let t1 = me.global_timer()?;
+            let start = me.b.build_load(i64t, t0, "")?.into_int_value();
+            let ns = me.elapsed(t1, start)?;
+            me.auto_update(state, at, k, slot, regs, dense_now, count, ns)
+        })
     }
 
     /// `then` when `c` holds, `otherwise` else (`c` is the same in every thread).

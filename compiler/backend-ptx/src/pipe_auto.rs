@@ -6,7 +6,8 @@
 //! head, beside the worklist's count, so the two reads' latencies overlap. Only thread 0 times the branch
 //! (`%globaltimer` before it and after its last grid barrier) and keeps the current estimates in registers; after
 //! the branch it writes them to copy `r % 2` (every thread has decided by then: the branch's first launch ends
-//! with a grid barrier), and to copy 0 when the kernel ends, for the host (`PipeState::auto_words`).
+//! with a grid barrier), and to copy 0 when the kernel ends, for the host (`PipeState::auto_words`). A small
+//! round that block 0 runs alone (`crate::pipe_solo`) goes sparse without deciding and is not timed.
 
 use crate::lower::Lower;
 use crate::PtxError;
