@@ -18,6 +18,10 @@ pub struct OptArgs {
     /// every pipe to run round by round from the host.
     #[arg(long = "disable-pass", value_name = "PASS", value_parser = pass_names())]
     disable: Vec<String>,
+    /// Set a pass's parameter (repeatable; `irgc passes` lists them with their defaults and allowed values), e.g.
+    /// `--pass-param interleave.factor=8`: to compare a pass's factors with one binary.
+    #[arg(long = "pass-param", value_name = "PASS.NAME=N", value_parser = irgc_opt::parse_param)]
+    pass_params: Vec<(String, u32)>,
     /// Print the IR after this pass, to stderr (repeatable).
     #[arg(long = "print-after", value_name = "PASS", value_parser = pass_names())]
     print_after: Vec<String>,
@@ -33,7 +37,11 @@ pub struct OptArgs {
 impl OptArgs {
     /// Whether any of these flags was given.
     pub fn any(&self) -> bool {
-        !self.disable.is_empty() || !self.print_after.is_empty() || self.time_passes || self.explain
+        !self.disable.is_empty()
+            || !self.pass_params.is_empty()
+            || !self.print_after.is_empty()
+            || self.time_passes
+            || self.explain
     }
 
     /// The optimizer's options; `no_outline` (the older `--no-outline`) disables the outlining pass too.
@@ -44,6 +52,7 @@ impl OptArgs {
             o.disabled.insert("outline".to_string());
         }
         o.print_after.extend(self.print_after.iter().cloned());
+        o.params.extend(self.pass_params.iter().cloned());
         o
     }
 }
@@ -76,10 +85,21 @@ pub fn optimize(module: &Module, sources: &SourceMap, args: &OptArgs, no_outline
     Ok(m)
 }
 
-/// `irgc passes`: every pass, in order, with its one-line summary.
+/// `irgc passes`: every pass, in order, with its one-line summary and its parameters.
 pub fn list() -> ExitCode {
     for p in irgc_opt::PASSES {
         println!("{:<12} {}", p.name, p.summary);
+        for q in p.params {
+            let allowed: Vec<String> = q.allowed.iter().map(u32::to_string).collect();
+            let key = format!("{}.{}", p.name, q.name);
+            println!(
+                "{:<12}   --pass-param {key}=N: {} ({}; default {})",
+                "",
+                q.summary,
+                allowed.join(", "),
+                q.default
+            );
+        }
     }
     ExitCode::SUCCESS
 }

@@ -288,6 +288,36 @@ fn ir_opt_shows_the_nested_loop_and_outlining_decisions_and_explain_gives_the_re
 }
 
 #[test]
+fn a_pass_parameter_changes_the_factor_beside_program_params_and_a_bad_one_is_refused_with_the_choices() {
+    let bfs = "programs/bfs/bfs_worklist.irg";
+    let o = irgc(&["compile", bfs, "--emit", "ir-opt", "--pass-param", "interleave.factor=8"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("schedule fine interleave 8 {"), "{}", stdout(&o));
+    // On `run` beside the program's own `--param` (the two must not mix), and verified.
+    let o = irgc(&[
+        "run",
+        bfs,
+        "--graph",
+        "gen:grid:w=30,h=30",
+        "--param",
+        "source=5",
+        "--pass-param",
+        "interleave.factor=2",
+        "--verify",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("verify    level: ok against BFS from node 5"), "{}", stdout(&o));
+    let o = irgc(&["compile", bfs, "--pass-param", "interleave.factor=3"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("it takes 2, 4, 8, not `3`"), "{}", stderr(&o));
+    let o = irgc(&["run", bfs, "--graph", "gen:grid:w=3,h=3", "--pass-param", "outline.factor=2"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("no pass parameter `outline.factor` (parameters: unroll.factor, interleave.factor)"));
+    let o = irgc(&["passes"]);
+    assert!(stdout(&o).contains("--pass-param interleave.factor=N: iterations at once (2, 4, 8; default 4)"));
+}
+
+#[test]
 fn a_closed_pipe_ends_the_run_quietly_and_thread_counts_are_capped() {
     use std::io::Read;
     use std::process::Stdio;

@@ -2,7 +2,7 @@
 //!
 //! [`run`] is one straight-line walk over [`PASSES`], in order. Each pass lives in its own file under `passes/`,
 //! has a stable name (what `--disable-pass` and `--print-after` take), a one-line summary (`irgc passes`), a
-//! switch and a timer. A pass records its decisions in the IR itself (e.g. [`PlanOp::Outlined`]), so the IR
+//! switch, a timer, and the numbers it may be tuned by ([`Param`], `--pass-param`). A pass records its decisions in the IR itself (e.g. [`PlanOp::Outlined`]), so the IR
 //! printer shows them, the validator checks them and the backends read them instead of deciding again. The
 //! validator runs after every pass when [`Options::validate`] is set (debug builds and the tests set it); a
 //! pass that breaks an invariant is a compiler bug, reported as [`OptError`].
@@ -15,8 +15,8 @@
 mod options;
 mod passes;
 
-pub use options::Options;
-pub use passes::{Pass, PASSES};
+pub use options::{parse_param, Options};
+pub use passes::{Param, Pass, PASSES};
 
 use irgc_front::ir::validate::ValidationError;
 use irgc_front::ir::Module;

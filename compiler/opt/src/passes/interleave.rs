@@ -21,16 +21,14 @@ use crate::{Options, Remark};
 use irgc_front::analysis::function_has;
 use irgc_front::ir::{DeviceBlock, DeviceOp, DeviceStmt, Module, Schedule, StmtKind};
 
-/// Iterations a thread runs at once.
-const INTERLEAVE: u32 = 4;
-
 /// Whether a statement waits on an atomic: an atomic update, or a push (which takes its slot by one).
 fn waits_on_atomic(s: &DeviceStmt) -> bool {
     matches!(&s.kind, StmtKind::Op(DeviceOp::Atomic { .. } | DeviceOp::Push { .. } | DeviceOp::Retry { .. }))
 }
 
 /// Interleaves every scheduled nested loop whose body waits on an atomic; returns how many it changed.
-pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usize {
+pub(super) fn run(m: &mut Module, opts: &Options, remarks: &mut Vec<Remark>) -> usize {
+    let factor = opts.param("interleave", "factor");
     let atomic_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, waits_on_atomic)).collect();
     let mut changed = 0;
     let kernels = m.kernels.iter_mut().map(|(_, k)| (format!("kernel `{}`", k.name), &mut k.body));
@@ -38,7 +36,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     for (what, body) in kernels.chain(functions).collect::<Vec<_>>() {
         let mut block = std::mem::take(&mut body.block);
         let names: Vec<String> = body.locals.iter().map(|(_, l)| l.name.clone()).collect();
-        changed += interleave_block(&mut block, &atomic_fns, &names, &what, remarks);
+        changed += interleave_block(&mut block, factor, &atomic_fns, &names, &what, remarks);
         body.block = block;
     }
     changed
@@ -46,6 +44,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
 
 fn interleave_block(
     block: &mut DeviceBlock,
+    factor: u32,
     atomic_fns: &[bool],
     names: &[String],
     what: &str,
@@ -65,10 +64,10 @@ fn interleave_block(
                 });
                 let name = &names[vars[0].index()];
                 let message = if waits {
-                    *interleave = INTERLEAVE;
+                    *interleave = factor;
                     changed += 1;
                     format!(
-                        "the loop over `{name}` runs {INTERLEAVE} iterations at once where a thread runs its range \
+                        "the loop over `{name}` runs {factor} iterations at once where a thread runs its range \
                          alone: its body waits on atomics"
                     )
                 } else {
@@ -77,11 +76,11 @@ fn interleave_block(
                 remarks.push(Remark { span: s.span, message: format!("{what}: {message}") });
                 continue;
             }
-            changed += interleave_block(body, atomic_fns, names, what, remarks);
+            changed += interleave_block(body, factor, atomic_fns, names, what, remarks);
             continue;
         }
         for b in s.kind.own_blocks_mut() {
-            changed += interleave_block(b, atomic_fns, names, what, remarks);
+            changed += interleave_block(b, factor, atomic_fns, names, what, remarks);
         }
     }
     changed

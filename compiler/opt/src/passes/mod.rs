@@ -38,41 +38,63 @@ mod test_support {
     }
 }
 
-/// A pass: its stable name, a one-line summary, and the function that runs it (returning how many places it
-/// changed, and adding a remark for each decision worth explaining).
+/// A pass: its stable name, a one-line summary, its parameters, and the function that runs it (returning how many
+/// places it changed, and adding a remark for each decision worth explaining).
 #[derive(Debug)]
 pub struct Pass {
     pub name: &'static str,
     pub summary: &'static str,
+    pub params: &'static [Param],
     pub run: fn(&mut Module, &Options, &mut Vec<Remark>) -> usize,
 }
+
+/// A number a pass reads from [`Options::param`]: set with `--pass-param PASS.NAME=N`, so that one binary can
+/// compare a pass's factors on the GPU (whose time is short), else its default.
+#[derive(Debug)]
+pub struct Param {
+    pub name: &'static str,
+    pub default: u32,
+    /// The values the IR allows for what the parameter sets (the validator checks the same).
+    pub allowed: &'static [u32],
+    pub summary: &'static str,
+}
+
+/// The factor of `unroll` and `interleave`: iterations a turn (the IR allows 2, 4 and 8; 1 is the pass off).
+const FACTOR: &[Param] = &[Param { name: "factor", default: 4, allowed: &[2, 4, 8], summary: "iterations at once" }];
 
 /// Every pass, in order.
 pub static PASSES: &[Pass] = &[
     Pass {
         name: "np",
         summary: "nested parallelism: an inner loop over a node's edges (or any range) is spread over a warp or block",
+        params: &[],
         run: np::run,
     },
     Pass {
         name: "unroll",
-        summary: "a warp or block striding over a read-only loop runs four iterations a turn (their loads in flight)",
+        summary:
+            "a warp or block striding over a read-only loop runs `factor` iterations a turn (their loads in flight)",
+        params: FACTOR,
         run: unroll::run,
     },
     Pass {
         name: "interleave",
-        summary: "a thread running a loop's range alone runs four iterations at once when the body waits on atomics",
+        summary:
+            "a thread running a loop's range alone runs `factor` iterations at once when the body waits on atomics",
+        params: FACTOR,
         run: interleave::run,
     },
     Pass {
         name: "coop",
         summary: "cooperative conversion: a warp's pushes and reductions share one atomic on the counter or result",
+        params: &[],
         run: coop::run,
     },
     Pass {
         name: "outline",
         summary:
             "iteration outlining: a pipe or loop of launches and host arithmetic runs as one persistent GPU kernel",
+        params: &[],
         run: outline::run,
     },
 ];

@@ -27,11 +27,9 @@ use crate::{Options, Remark};
 use irgc_front::analysis::function_has;
 use irgc_front::ir::{DeviceBlock, DeviceBody, DeviceOp, DeviceStmt, Module, Schedule, StmtKind};
 
-/// Iterations a turn for the loops this pass unrolls.
-const UNROLL: u32 = 4;
-
 /// Unrolls every scheduled read-only nested loop; returns how many it changed.
-pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usize {
+pub(super) fn run(m: &mut Module, opts: &Options, remarks: &mut Vec<Remark>) -> usize {
+    let factor = opts.param("unroll", "factor");
     let writes = |s: &DeviceStmt| matches!(&s.kind, StmtKind::Op(op) if op.writes_or_waits());
     let write_fns: Vec<bool> = (0..m.functions.len()).map(|i| function_has(m, i, writes)).collect();
     let fn_names: Vec<String> = m.functions.iter().map(|(_, f)| f.name.clone()).collect();
@@ -45,7 +43,7 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
     }
     for (what, body) in bodies {
         let mut block = std::mem::take(&mut body.block);
-        let cx = Cx { body: &*body, write_fns: &write_fns, fn_names: &fn_names, what: &what };
+        let cx = Cx { body: &*body, factor, write_fns: &write_fns, fn_names: &fn_names, what: &what };
         changed += cx.block(&mut block, remarks);
         body.block = block;
     }
@@ -54,6 +52,8 @@ pub(super) fn run(m: &mut Module, _: &Options, remarks: &mut Vec<Remark>) -> usi
 
 struct Cx<'a> {
     body: &'a DeviceBody,
+    /// Iterations a turn for the loops this pass unrolls.
+    factor: u32,
     write_fns: &'a [bool],
     fn_names: &'a [String],
     what: &'a str,
@@ -68,10 +68,11 @@ impl Cx<'_> {
                     let name = &self.body.locals[vars[0]].name;
                     let message = match self.writer(body) {
                         None => {
-                            *unroll = UNROLL;
+                            *unroll = self.factor;
                             changed += 1;
                             format!(
-                                "the loop over `{name}` runs {UNROLL} iterations a turn: its body only reads memory"
+                                "the loop over `{name}` runs {} iterations a turn: its body only reads memory",
+                                self.factor
                             )
                         }
                         Some(why) => format!("the loop over `{name}` is not unrolled: its body {why}"),
