@@ -9,6 +9,7 @@
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_AUTO_CLASSES  (default: road grid2k rgg22 urand22 rmatg22 kron22)   GPU_AUTO_RUNS (default 5)
 #   GPU_AUTO_PARTS    (default "1 2")   GPU_AUTO_DIR (default /tmp/g)
+#   GPU_AUTO_BACKEND  (part 2; default cuda, cpu to try the script where there is no GPU)
 set -u -o pipefail
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_AUTO_DIR:-/tmp/g}
@@ -41,22 +42,27 @@ fi
 if [[ "$PARTS" == *" 2 "* ]]; then
   echo "== 2. auto against fixed H (median ms of $RUNS runs, verified)"
   : >/tmp/auto/rows.jsonl
+  # `rows FORM CLASS BENCH-ARGS...`: the bench's JSON rows, tagged, to rows.jsonl, and one short line each printed
+  # as it comes (so a lease cut short still shows what it measured).
+  rows() {
+    local form=$1 cls=$2
+    shift 2
+    timeout 300 "$IRGC" bench --backend "${GPU_AUTO_BACKEND:-cuda}" --runs "$RUNS" --warmup 1 --json "$@" 2>/dev/null | python3 -c "
+import json, sys
+for r in json.load(sys.stdin):
+    r = dict(r, program=r['program'].replace('_auto', ''), form='$form', cls='$cls')
+    print(json.dumps(r), file=open('/tmp/auto/rows.jsonl', 'a'))
+    print(r['form'], r['program'], r['cls'], '%.4g' % r['median_ms'], r.get('verified'))
+"
+  }
   for c in $CLASSES; do
     f=$DIR/$c.gr
     for h in 0.05 0.2 0.6 1.0; do
-      for p in programs/coloring/ipgc_hybrid.irg programs/bfs/bfs_do.irg; do
-        timeout 300 "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --graph "$f" --param "H=$h" --json "$p" \
-          2>/dev/null | python3 -c "import json,sys; [print(json.dumps(dict(r, form='H=$h', cls='$c'))) for r in json.load(sys.stdin)]" \
-          >>/tmp/auto/rows.jsonl || status=1
-      done
+      rows "H=$h" "$c" --graph "$f" --param "H=$h" programs/coloring/ipgc_hybrid.irg programs/bfs/bfs_do.irg ||
+        status=1
     done
-    timeout 300 "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --graph "$f" --json programs/bfs/bfs_do.irg 2>/dev/null |
-      python3 -c "import json,sys; [print(json.dumps(dict(r, form='rule', cls='$c'))) for r in json.load(sys.stdin)]" \
-      >>/tmp/auto/rows.jsonl || status=1
-    timeout 300 "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --graph "$f" --json /tmp/auto/ipgc_hybrid_auto.irg \
-      /tmp/auto/bfs_do_auto.irg 2>/dev/null |
-      python3 -c "import json,sys; [print(json.dumps(dict(r, program=r['program'].replace('_auto',''), form='auto', cls='$c'))) for r in json.load(sys.stdin)]" \
-      >>/tmp/auto/rows.jsonl || status=1
+    rows rule "$c" --graph "$f" programs/bfs/bfs_do.irg || status=1
+    rows auto "$c" --graph "$f" /tmp/auto/ipgc_hybrid_auto.irg /tmp/auto/bfs_do_auto.irg || status=1
   done
   python3 scripts/auto-table.py /tmp/auto/rows.jsonl || status=1
 fi

@@ -11,7 +11,7 @@ set -u
 PROGRAMS=${GPU_PASSES_PROGRAMS:-"programs/bfs/bfs_worklist.irg programs/sssp/sssp_worklist.irg programs/cc/groute.irg programs/matching/suitor.irg"}
 GRAPHS=${GPU_PASSES_GRAPHS:-"gen:grid:w=2048,h=2048,drop=0.25,seed=1 gen:kron:scale=20,ef=16,seed=1"}
 RUNS=${GPU_PASSES_RUNS:-3}
-passes=$("$IRGC" passes | awk '{print $1}')
+passes=$("$IRGC" passes | awk '/^[^ ]/ {print $1}')  # the pass lines (its parameters are indented below)
 configs=("all passes|")
 for p in $passes; do configs+=("without $p|--disable-pass $p"); done
 none=""

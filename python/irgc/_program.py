@@ -17,15 +17,17 @@ class CompileWarning(UserWarning):
     """The front end's warnings for a program that compiled; the message is the rendered diagnostics."""
 
 
-def compile(program, *, disable_passes=()):
+def compile(program, *, disable_passes=(), pass_params=None):
     """Compiles a program: a path to a ``.irg`` file, or the program's source text (any string holding a
     newline or ``{``). Raises ``CompileError`` with the rendered diagnostics (as ``irgc check`` prints them);
-    warnings are issued as ``CompileWarning``. ``disable_passes`` names optimizer passes not to run."""
+    warnings are issued as ``CompileWarning``. ``disable_passes`` names optimizer passes not to run;
+    ``pass_params`` sets passes' parameters, ``{"interleave.factor": 8}`` (``irgc passes`` lists them)."""
     disable = list(disable_passes)
+    params = [f"{k}={v}" for k, v in (pass_params or {}).items()]
     if isinstance(program, os.PathLike) or (isinstance(program, str) and "\n" not in program and "{" not in program):
-        native = _native.Program.compile_file(os.fspath(program), disable)
+        native = _native.Program.compile_file(os.fspath(program), disable, params)
     elif isinstance(program, str):
-        native = _native.Program.compile_source("<source>", program, disable)
+        native = _native.Program.compile_source("<source>", program, disable, params)
     else:
         raise TypeError(f"compile() takes a path or the program's text, not a {type(program).__name__}")
     if native.warnings:

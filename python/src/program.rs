@@ -28,8 +28,9 @@ fn compile_error(e: CompileError) -> PyErr {
     errors::CompileError::new_err(e.to_string())
 }
 
-/// The optimizer's options with the named passes off; an unknown name is an error.
-fn opt_options(disable: Vec<String>) -> PyResult<irgc_opt::Options> {
+/// The optimizer's options with the named passes off and the pass parameters set (`PASS.NAME=N`, as
+/// `--pass-param` takes them); an unknown name or a value the parameter does not allow is an error.
+fn opt_options(disable: Vec<String>, params: Vec<String>) -> PyResult<irgc_opt::Options> {
     let mut o = irgc_opt::Options::default();
     for name in disable {
         if !irgc_opt::PASSES.iter().any(|p| p.name == name) {
@@ -40,6 +41,9 @@ fn opt_options(disable: Vec<String>) -> PyResult<irgc_opt::Options> {
             )));
         }
         o.disabled.insert(name);
+    }
+    for setting in params {
+        o.set_param(&setting).map_err(pyo3::exceptions::PyValueError::new_err)?;
     }
     Ok(o)
 }
@@ -155,20 +159,27 @@ impl Program {
 
 #[pymethods]
 impl Program {
-    /// Compiles the program in the file at `path`, with the optimizer's passes named in `disable` off.
+    /// Compiles the program in the file at `path`, with the optimizer's passes named in `disable` off and the
+    /// pass parameters `params` (`PASS.NAME=N`) set.
     #[staticmethod]
-    #[pyo3(signature = (path, disable=Vec::new()))]
-    fn compile_file(py: Python<'_>, path: PathBuf, disable: Vec<String>) -> PyResult<Program> {
-        let options = opt_options(disable)?;
+    #[pyo3(signature = (path, disable=Vec::new(), params=Vec::new()))]
+    fn compile_file(py: Python<'_>, path: PathBuf, disable: Vec<String>, params: Vec<String>) -> PyResult<Program> {
+        let options = opt_options(disable, params)?;
         let compiled = py.detach(|| irgc_driver::compile::compile_file(&path, &options)).map_err(compile_error)?;
         Ok(Program::new(compiled))
     }
 
     /// Compiles the program `text`; diagnostics call it `name`.
     #[staticmethod]
-    #[pyo3(signature = (name, text, disable=Vec::new()))]
-    fn compile_source(py: Python<'_>, name: &str, text: &str, disable: Vec<String>) -> PyResult<Program> {
-        let options = opt_options(disable)?;
+    #[pyo3(signature = (name, text, disable=Vec::new(), params=Vec::new()))]
+    fn compile_source(
+        py: Python<'_>,
+        name: &str,
+        text: &str,
+        disable: Vec<String>,
+        params: Vec<String>,
+    ) -> PyResult<Program> {
+        let options = opt_options(disable, params)?;
         let compiled =
             py.detach(|| irgc_driver::compile::compile_source(name, text, &options)).map_err(compile_error)?;
         Ok(Program::new(compiled))

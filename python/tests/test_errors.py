@@ -37,6 +37,15 @@ def test_unknown_optimizer_pass():
         irgc.compile(PROGRAMS / "bfs/bfs_worklist.irg", disable_passes=["nope"])
 
 
+def test_pass_params(karate):
+    with pytest.raises(ValueError, match=r"`interleave\.factor` is iterations at once; it takes 2, 4, 8, not `3`"):
+        irgc.compile(PROGRAMS / "bfs/bfs_worklist.irg", pass_params={"interleave.factor": 3})
+    with pytest.raises(ValueError, match=r"no pass parameter `np\.width`"):
+        irgc.compile(PROGRAMS / "bfs/bfs_worklist.irg", pass_params={"np.width": 2})
+    p = irgc.compile(PROGRAMS / "bfs/bfs_worklist.irg", pass_params={"interleave.factor": 8, "unroll.factor": 2})
+    assert p.run(karate, verify=True).verification[0]["output"] == "level"  # a failed check raises
+
+
 def test_bad_params(karate):
     p = program("bfs/bfs_worklist.irg")
     with pytest.raises(irgc.ParamError, match="unknown param `src`.*params source"):

@@ -35,13 +35,14 @@ pub struct OptArgs {
 }
 
 impl OptArgs {
-    /// Whether any of these flags was given.
-    pub fn any(&self) -> bool {
-        !self.disable.is_empty()
-            || !self.pass_params.is_empty()
-            || !self.print_after.is_empty()
-            || self.time_passes
-            || self.explain
+    /// Whether any flag but `--pass-param` was given (those that choose passes or print what they did).
+    pub fn any_but_params(&self) -> bool {
+        !self.disable.is_empty() || !self.print_after.is_empty() || self.time_passes || self.explain
+    }
+
+    /// The `--pass-param` settings (`PASS.NAME`, value).
+    pub fn pass_params(&self) -> &[(String, u32)] {
+        &self.pass_params
     }
 
     /// The optimizer's options; `no_outline` (the older `--no-outline`) disables the outlining pass too.

@@ -23,11 +23,12 @@ fn programs() -> Vec<String> {
     out
 }
 
-/// The pass names, from `irgc passes`.
+/// The pass names, from `irgc passes` (a pass's line starts with its name; its parameters are indented below it).
 fn passes() -> Vec<String> {
     let o = irgc(&["passes"]);
     assert!(o.status.success());
-    String::from_utf8_lossy(&o.stdout).lines().filter_map(|l| l.split_whitespace().next()).map(String::from).collect()
+    let out = String::from_utf8_lossy(&o.stdout);
+    out.lines().filter(|l| !l.starts_with(' ')).filter_map(|l| l.split_whitespace().next()).map(String::from).collect()
 }
 
 #[test]

@@ -31,12 +31,14 @@ pub fn names() -> Vec<String> {
     v
 }
 
-/// `module` optimized in every configuration that gives other code than `all` (which always comes first).
-pub fn configs(module: &Module) -> Result<Vec<(String, Module)>> {
+/// `module` optimized in every configuration that gives other code than `all` (which always comes first), each with
+/// the pass parameters `params` (`--pass-param`).
+pub fn configs(module: &Module, params: &[(String, u32)]) -> Result<Vec<(String, Module)>> {
     let optimized = |disabled: &[&str]| -> Result<Module> {
         let mut m = module.clone();
         let mut o = irgc_opt::Options::default();
         o.disabled.extend(disabled.iter().map(|s| s.to_string()));
+        o.params.extend(params.iter().cloned());
         irgc_opt::run(&mut m, &o).map_err(|e| anyhow!("{e}"))?;
         Ok(m)
     };
@@ -215,12 +217,16 @@ mod tests {
     #[test]
     fn only_configurations_that_change_the_code_are_kept_all_first() {
         let m = irgc_front::compile_source("t.irg", SRC).module.expect("compiles");
-        let got: Vec<String> = configs(&m).expect("optimizes").into_iter().map(|(n, _)| n).collect();
+        let got: Vec<String> = configs(&m, &[]).expect("optimizes").into_iter().map(|(n, _)| n).collect();
         assert_eq!(got.first().map(String::as_str), Some(ALL));
         assert!(got.contains(&"-np".to_string()) && got.contains(&NONE.to_string()), "{got:?}");
         // `unroll` only touches loops that write nothing; this one pushes.
         assert!(!got.contains(&"-unroll".to_string()), "{got:?}");
         let order: Vec<usize> = got.iter().map(|n| names().iter().position(|x| x == n).expect("a name")).collect();
         assert!(order.windows(2).all(|w| w[0] < w[1]), "table order: {got:?}");
+        // `--pass-param` applies to every configuration that runs the pass.
+        let eight = [("interleave.factor".to_string(), 8)];
+        let ir: Vec<String> = configs(&m, &eight).expect("optimizes").iter().map(|(_, m)| print_module(m)).collect();
+        assert!(ir[0].contains("interleave 8") && !ir[0].contains("interleave 4"), "{}", ir[0]);
     }
 }

@@ -157,10 +157,10 @@ pub fn run(args: &BenchArgs, color: bool) -> Result<ExitCode> {
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
     }
-    if args.ablation && args.opt.any() {
+    if args.ablation && args.opt.any_but_params() {
         bail!(
             "--ablation runs every pass configuration itself; leave out --disable-pass, --print-after, --time-passes \
-             and --explain"
+             and --explain (--pass-param applies to every configuration)"
         );
     }
     if !(args.flag_above.is_finite() && args.flag_above >= 0.0) {
@@ -270,7 +270,7 @@ fn compile_all(args: &BenchArgs, given: &[(String, String)], color: bool) -> Res
             return Ok(None);
         }
         let configs = if args.ablation {
-            ablation::configs(module)?.into_iter().map(|(name, m)| (Some(name), m)).collect()
+            ablation::configs(module, args.opt.pass_params())?.into_iter().map(|(name, m)| (Some(name), m)).collect()
         } else {
             vec![(None, crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?)]
         };
