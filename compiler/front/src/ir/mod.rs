@@ -493,6 +493,10 @@ pub enum StmtKind<Op> {
     Op(Op),
 }
 
+/// The factors a [`DeviceOp::ForAll`] may be unrolled or interleaved by (1: neither), which the validator checks
+/// and the `unroll` and `interleave` passes' `factor` parameters offer.
+pub const LOOP_FACTORS: [u32; 3] = [2, 4, 8];
+
 /// What only device code (kernels and functions) does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeviceOp {

@@ -7,7 +7,7 @@ mod outline;
 mod unroll;
 
 use crate::{Options, Remark};
-use irgc_front::ir::Module;
+use irgc_front::ir::{Module, LOOP_FACTORS};
 
 /// What the passes' tests share: reaching a kernel's loops to corrupt a recorded decision, and the validator's
 /// verdict on the result.
@@ -59,8 +59,8 @@ pub struct Param {
     pub summary: &'static str,
 }
 
-/// The factor of `unroll` and `interleave`: iterations a turn (the IR allows 2, 4 and 8; 1 is the pass off).
-const FACTOR: &[Param] = &[Param { name: "factor", default: 4, allowed: &[2, 4, 8], summary: "iterations at once" }];
+/// The factor of `unroll` and `interleave`: iterations a turn, one of the IR's [`LOOP_FACTORS`] (1 is the pass off).
+const FACTOR: &[Param] = &[Param { name: "factor", default: 4, allowed: &LOOP_FACTORS, summary: "iterations at once" }];
 
 /// Every pass, in order.
 pub static PASSES: &[Pass] = &[

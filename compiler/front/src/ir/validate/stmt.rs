@@ -141,13 +141,13 @@ impl Validator<'_> {
                     self.err(span, "a `fine` loop with combined locals (its short ranges would lose their partials)");
                 }
                 // Unrolling applies to the strides that several threads share, so only to a scheduled loop.
-                if !matches!(unroll, 1 | 2 | 4 | 8) {
+                if *unroll != 1 && !LOOP_FACTORS.contains(unroll) {
                     self.err(span, format!("unroll {unroll}: a loop is unrolled by 1, 2, 4 or 8"));
                 } else if *unroll != 1 && *schedule == Schedule::Thread {
                     self.err(span, format!("unroll {unroll} on a loop scheduled `thread`, which no threads share"));
                 }
                 // Interleaving runs iterations of one range at once in a thread: only a nested loop over a range.
-                if !matches!(interleave, 1 | 2 | 4 | 8) {
+                if *interleave != 1 && !LOOP_FACTORS.contains(interleave) {
                     self.err(span, format!("interleave {interleave}: a loop is interleaved by 1, 2, 4 or 8"));
                 } else if *interleave != 1 && (!nested || vars.len() != 1 || !space.is_range()) {
                     self.err(span, format!("interleave {interleave} on a loop that is not a nested loop over a range"));
