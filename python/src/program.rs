@@ -279,7 +279,7 @@ impl Program {
             collect_stats: true,
             // A checked run reports per launch: an outlined pipe would run its rounds unseen.
             outline: !check_bounds,
-            outline_loops: false,
+            outline_loops: irgc_runtime::LoopOutlining::Auto,
             memory_limit: None,
             partition,
         };

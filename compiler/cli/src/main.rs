@@ -17,6 +17,7 @@ mod graph_input;
 mod info;
 mod nccl_env;
 mod optimize;
+mod outlining;
 mod plot;
 mod run;
 mod spinner;

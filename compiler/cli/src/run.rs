@@ -81,16 +81,8 @@ pub struct RunArgs {
     /// recording of --stats.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
-    /// Run every pipe round by round from the host (the same as --disable-pass outline). By default, with
-    /// --backend cuda, a pipe whose rounds only launch kernels and update host locals runs as one persistent GPU
-    /// kernel (iteration outlining), which saves a launch and a read-back per round.
-    #[arg(long)]
-    no_outline: bool,
-    /// Also run a `while`/`loop` over kernels and reductions as one persistent GPU kernel. Faster on long loops
-    /// of light rounds (FLA: topology BFS 47 -> 14.5 ms), slower on short loops of heavy sweeps (Erdős–Rényi
-    /// 2^22: atomic SSSP 10.6 -> 26 ms), so it is not the default.
-    #[arg(long, conflicts_with = "no_outline")]
-    outline_loops: bool,
+    #[command(flatten)]
+    outlining: crate::outlining::OutlineArgs,
     /// Print the summary (and the statistics, with --stats) as one JSON object; unless --out takes them, it holds
     /// the outputs' values too (`values`: the node ids and each output, encoded as a `.json` --out file is).
     #[arg(long)]
@@ -252,7 +244,7 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
     let Some(module) = &compilation.module else {
         return Ok(ExitCode::FAILURE);
     };
-    let module = &crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?;
+    let module = &crate::optimize::optimize(module, &compilation.sources, &args.opt, args.outlining.no_outline)?;
     let artifact = crate::backend::lower(module);
     // Checked unless asked not to on the CPU (its kernels share the process: an unchecked bad index can corrupt
     // it); on the GPU when asked or verifying (checks there also give up outlining).
@@ -292,8 +284,8 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         collect_stats: recording,
         // A checked run reports per launch: an outlined pipe would run its rounds without the host looking. With
         // statistics an outlined pipe's kernel records each round itself (size, mode, the GPU clock's time).
-        outline: !(args.no_outline || checking),
-        outline_loops: args.outline_loops,
+        outline: !(args.outlining.no_outline || checking),
+        outline_loops: args.outlining.loops(),
         memory_limit: None,
         partition: args.multi.partition(),
     };
@@ -486,6 +478,9 @@ impl Summary<'_> {
                     o.rounds, o.size
                 ),
             };
+        }
+        for c in &e.stats.loop_choices {
+            s += &loop_line(c);
         }
         for u in &e.stats.unroll_choices {
             s += &unroll_line(u);
@@ -706,6 +701,14 @@ fn stats_table(stats: &Stats) -> String {
 }
 
 /// The summary's line for a kernel whose unrolled and rolled forms the GPU timed (`irgc_artifact::rolled_entry`).
+fn loop_line(c: &irgc_runtime::LoopChoice) -> String {
+    let rest = if c.kept_kernel { "the rest ran in the kernel" } else { "the rest ran from the host" };
+    format!(
+        "loop      trial of {} rounds in one GPU kernel: {:.1} µs a round there, {:.1} µs from the host; {rest}\n",
+        c.trial_rounds, c.kernel_us, c.host_us
+    )
+}
+
 fn unroll_line(u: &irgc_runtime::UnrollChoice) -> String {
     let kept = if u.kept_unrolled { "unrolled" } else { "rolled" };
     format!(
@@ -716,6 +719,18 @@ fn unroll_line(u: &irgc_runtime::UnrollChoice) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_loop_line_gives_both_times_and_where_the_rest_ran() {
+        let c = irgc_runtime::LoopChoice { host_us: 26.04, kernel_us: 8.0, trial_rounds: 20, kept_kernel: true };
+        assert_eq!(
+            super::loop_line(&c),
+            "loop      trial of 20 rounds in one GPU kernel: 8.0 µs a round there, 26.0 µs from the host; the rest \
+             ran in the kernel\n"
+        );
+        let c = irgc_runtime::LoopChoice { kept_kernel: false, ..c };
+        assert!(super::loop_line(&c).ends_with("the rest ran from the host\n"));
+    }
+
     #[test]
     fn the_unroll_line_names_the_kernel_the_kept_form_and_both_times() {
         let u = irgc_runtime::UnrollChoice {

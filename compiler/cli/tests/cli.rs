@@ -402,3 +402,20 @@ fn generators_too_large_for_memory_are_refused_before_allocating() {
     assert_eq!(code(&o), 1);
     assert!(stderr(&o).contains("needs about"), "{}", stderr(&o));
 }
+
+#[test]
+fn outline_loops_takes_when_with_an_equals_sign_and_alone_means_always() {
+    let topo = "programs/bfs/bfs_topology.irg";
+    // On the CPU nothing is outlined: every form runs, and verifies, the same way. `--outline-loops` alone does
+    // not take the program path after it as its value.
+    for flag in ["--outline-loops", "--outline-loops=never", "--outline-loops=auto", "--outline-loops=always"] {
+        let o = irgc(&["run", "--graph", "gen:grid:w=20,h=20", "--verify", flag, topo]);
+        assert_eq!(code(&o), 0, "{flag}: {}", stderr(&o));
+        assert!(stdout(&o).contains("verify    level: ok"), "{flag}: {}", stdout(&o));
+    }
+    let o = irgc(&["bench", "--graph", "gen:grid:w=3,h=3", "--outline-loops=sometimes", topo]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("[possible values: never, auto, always]"), "{}", stderr(&o));
+    let o = irgc(&["run", "--graph", "gen:grid:w=3,h=3", "--outline-loops=always", "--no-outline", topo]);
+    assert_eq!(code(&o), 2, "contradictory: {}", stderr(&o));
+}

@@ -22,6 +22,7 @@ mod error;
 pub mod eval;
 pub mod fit;
 mod launch;
+pub mod loop_gate;
 pub mod memory;
 pub mod output;
 pub mod params;
@@ -46,7 +47,7 @@ pub use output::{
 };
 pub use params::{parse_param, resolve_params, split_param};
 pub use stats::{
-    ContractPhases, Contraction, LaunchRecord, Mode, OutlinedRun, PipeRound, Printed, Stats, UnrollChoice,
+    ContractPhases, Contraction, LaunchRecord, LoopChoice, Mode, OutlinedRun, PipeRound, Printed, Stats, UnrollChoice,
 };
 pub use verify::{verify, CheckReport, Quality};
 
@@ -87,6 +88,19 @@ pub use irgc_artifact::random;
 /// The default `--max-launches`.
 pub const DEFAULT_MAX_LAUNCHES: u64 = 10_000_000;
 
+/// When a device runs an outlined loop (`while step() { .. }`) as one kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LoopOutlining {
+    /// Always from the host, launch by launch.
+    Never,
+    /// Where its rounds measured faster: a few from the host, a trial in the kernel, the rest where a round was
+    /// faster ([`loop_gate`]). Long loops of light rounds win (BFS levels on road networks), heavy sweeps do not.
+    #[default]
+    Auto,
+    /// In the kernel from the first round.
+    Always,
+}
+
 /// How to run.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -99,9 +113,8 @@ pub struct RunOptions {
     /// Let a device run an outlined `pipe` as one kernel ([`Device::run_pipe`]); off, every pipe runs round by
     /// round from the host.
     pub outline: bool,
-    /// Also run outlined loops (`while step() { .. }`) as one kernel. Off by default: it pays on long loops of
-    /// light rounds (road networks) and costs on short loops of heavy sweeps (see `docs/traversals.md`).
-    pub outline_loops: bool,
+    /// When an outlined loop (`while step() { .. }`) runs as one kernel (with `outline` on and no statistics).
+    pub outline_loops: LoopOutlining,
     /// Bytes of memory the run may allocate; `None` means what the machine reports as available (and no limit
     /// where it reports nothing). Every array is also capped at 2^40 bytes.
     pub memory_limit: Option<u64>,
@@ -116,7 +129,7 @@ impl Default for RunOptions {
             max_launches: DEFAULT_MAX_LAUNCHES,
             collect_stats: true,
             outline: true,
-            outline_loops: false,
+            outline_loops: LoopOutlining::Auto,
             partition: irgc_graph::Partition::Edges,
             memory_limit: None,
         }

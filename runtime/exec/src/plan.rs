@@ -17,9 +17,22 @@ use crate::context;
 use crate::device::{Device, DeviceBuffer, PipeRun};
 use crate::error::RunError;
 use crate::eval::{self, Env};
+use crate::loop_gate::{LoopGate, Next};
 use crate::memory::{Global, Memory, Worklist};
 use crate::stats::{Contraction, HybridChoice, Mode, OutlinedRun, PipeRound, Printed, Stats};
-use crate::RunOptions;
+use crate::{LoopOutlining, RunOptions};
+
+/// How an outlined pipe or loop ran ([`Machine::outlined_pipe`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outlined {
+    /// Not as one kernel (the device cannot, the options do not allow it, or nothing is left to run): the host
+    /// runs the round.
+    Declined,
+    /// To its end.
+    Done,
+    /// A loop's trial ran this many rounds and the loop goes on.
+    Paused { rounds: u64 },
+}
 
 /// How a block ended.
 enum Flow {
@@ -265,20 +278,42 @@ impl<'a, D: Device> Machine<'a, D> {
                 let branch = if self.eval(cond)? != 0 { then } else { otherwise };
                 return self.block(branch);
             }
-            HostStmt::Loop { outlined: Some(p), .. } if self.outlined_pipe(*p, None, (0, 0), &[])? => {}
-            HostStmt::Loop { body, continuing, break_if, .. } => loop {
-                if let Flow::Break = self.block(body)? {
-                    break;
-                }
-                if let Flow::Break = self.block(continuing)? {
-                    break;
-                }
-                if let Some(c) = break_if {
-                    if self.eval(c)? != 0 {
+            HostStmt::Loop { body, continuing, break_if, outlined } => {
+                // An outlined loop asks its gate before each round where it runs (`crate::loop_gate`).
+                let mut gate = outlined.map(|p| (p, LoopGate::new(self.loop_outlining())));
+                loop {
+                    if let Some((p, g)) = &mut gate {
+                        if let Next::Kernel(budget) = g.next() {
+                            let started = Instant::now();
+                            match self.outlined_pipe(*p, None, (0, 0), &[], budget)? {
+                                Outlined::Done => break,
+                                Outlined::Declined => g.declined(),
+                                Outlined::Paused { rounds } => {
+                                    if let Some(c) = g.trial(rounds, started.elapsed().as_secs_f64()) {
+                                        Stats::keep(&mut self.stats.loop_choices, &mut self.stats.dropped, c);
+                                    }
+                                    continue;
+                                }
+                            }
+                        }
+                    }
+                    let started = Instant::now();
+                    if let Flow::Break = self.block(body)? {
                         break;
                     }
+                    if let Flow::Break = self.block(continuing)? {
+                        break;
+                    }
+                    if let Some(c) = break_if {
+                        if self.eval(c)? != 0 {
+                            break;
+                        }
+                    }
+                    if let Some((_, g)) = &mut gate {
+                        g.host_round(started.elapsed().as_secs_f64());
+                    }
                 }
-            },
+            }
             HostStmt::For { var, start, end, body } => {
                 let ty = self.local_ty(*var)?;
                 let (mut i, end) = (self.eval(start)?, self.eval(end)?);
@@ -299,7 +334,9 @@ impl<'a, D: Device> Machine<'a, D> {
                     // Asked again every round: a device may run the first rounds as ordinary launches (large ones,
                     // or the first few of every pipe) and enter the persistent kernel later (see `Device::run_pipe`).
                     if let Some(p) = outlined {
-                        if self.outlined_pipe(*p, Some(*worklist), (rounds_done, previous), body)? {
+                        if self.outlined_pipe(*p, Some(*worklist), (rounds_done, previous), body, None)?
+                            == Outlined::Done
+                        {
                             return Ok(Flow::Normal);
                         }
                     }
@@ -404,17 +441,29 @@ impl<'a, D: Device> Machine<'a, D> {
             .collect()
     }
 
+    /// When this run lets a device run outlined loops as one kernel: never with statistics (an outlined loop has
+    /// no rounds to record, so it runs launch by launch) or without outlining.
+    fn loop_outlining(&self) -> LoopOutlining {
+        if self.options.outline && !self.options.collect_stats {
+            self.options.outline_loops
+        } else {
+            LoopOutlining::Never
+        }
+    }
+
     /// Runs outlined pipe `p` over worklist `w` (or outlined loop `p`, without) as one kernel if the device can
     /// (and the options allow), after `rounds_done` rounds from the host, the last begun with `previous_count`
-    /// items: whether it did. Afterwards the host locals are the kernel's, the worklist is
-    /// empty, and the launch count and round number have moved on as if the rounds had run from the host.
+    /// items; a loop's trial runs at most `budget` rounds. Afterwards the host locals are the kernel's, the
+    /// worklist is empty, and the launch count and round number have moved on as if the rounds had run from the
+    /// host.
     fn outlined_pipe(
         &mut self,
         p: usize,
         w: Option<usize>,
         (rounds_done, previous_count): (u64, u64),
         body: &'a [HostStmt],
-    ) -> Result<bool, RunError> {
+        budget: Option<u64>,
+    ) -> Result<Outlined, RunError> {
         let artifact = self.artifact;
         let Some(desc) = artifact.pipes.get(p) else {
             return Err(RunError::plan(format!("the plan runs outlined pipe #{p}, which does not exist")));
@@ -424,13 +473,13 @@ impl<'a, D: Device> Machine<'a, D> {
             None => 0,
         };
         let per_round = desc.launches_per_round.max(1);
-        let max_rounds = self.options.max_launches.saturating_sub(self.launches) / per_round;
-        // Nothing to run, or not a whole round left: the host loop says so (or ends) as usual.
-        // An outlined loop has no rounds to record: with statistics it runs from the host, launch by launch.
-        let loop_allowed = self.options.outline_loops && !self.options.collect_stats;
-        let allowed = self.options.outline && (w.is_some() || loop_allowed);
+        let launch_rounds = self.options.max_launches.saturating_sub(self.launches) / per_round;
+        let max_rounds = budget.map_or(launch_rounds, |b| b.min(launch_rounds));
+        // Nothing to run, or not a whole round left: the host loop says so (or ends) as usual. (A loop reaches
+        // here only when its gate allows it: `loop_outlining`.)
+        let allowed = self.options.outline;
         if !allowed || desc.worklist != w || (w.is_some() && count == 0) || max_rounds == 0 {
-            return Ok(false);
+            return Ok(Outlined::Declined);
         }
         let retry_buffers = match w.and_then(|w| self.mem.worklists[w].retry.as_ref()) {
             Some(bufs) => [bufs[0].address(), bufs[1].address()],
@@ -461,7 +510,7 @@ impl<'a, D: Device> Machine<'a, D> {
             locals: &self.locals,
         };
         let Some(end) = self.dev.run_pipe(run, &self.ctx)? else {
-            return Ok(false);
+            return Ok(Outlined::Declined);
         };
         for (i, &bits) in end.locals.iter().enumerate().take(self.locals.len()) {
             self.set_local(i, bits)?;
@@ -482,7 +531,11 @@ impl<'a, D: Device> Machine<'a, D> {
         let worklist = name.unwrap_or_default();
         self.stats.outlined.push(OutlinedRun { worklist, size: count, rounds: end.rounds });
         match (end.status, w) {
-            (PipeState::DONE, _) => Ok(true),
+            (PipeState::DONE, _) => Ok(Outlined::Done),
+            // The budget's rounds ran, fewer than the launch limit allows: the loop goes on.
+            (PipeState::LIMIT, None) if max_rounds < launch_rounds && end.rounds >= max_rounds => {
+                Ok(Outlined::Paused { rounds: end.rounds })
+            }
             (PipeState::LIMIT, _) => Err(RunError::LaunchLimit {
                 limit: self.options.max_launches,
                 kernel: format!("{what}, run as one GPU kernel"),

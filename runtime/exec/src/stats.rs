@@ -104,6 +104,18 @@ pub struct UnrollChoice {
     pub kept_unrolled: bool,
 }
 
+/// An outlined loop's trial in its persistent kernel ([`crate::loop_gate`]): what a round took from the host (the
+/// median of its first rounds) and in the kernel (the trial's time over its rounds, the kernel's start included),
+/// and where the rest of the loop ran. Recorded with or without `collect_stats`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoopChoice {
+    pub host_us: f64,
+    pub kernel_us: f64,
+    pub trial_rounds: u64,
+    /// Whether the rest of the loop ran in the kernel (a round was faster there).
+    pub kept_kernel: bool,
+}
+
 /// One value a plan's `print` recorded. Kept whether or not statistics are collected: it is the program's own
 /// output.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -167,6 +179,9 @@ pub struct Stats {
     /// The kernels whose unrolled and rolled entries the device timed, in kernel order.
     #[serde(default)]
     pub unroll_choices: Vec<UnrollChoice>,
+    /// The trials of outlined loops in their kernels ([`crate::loop_gate`]), in order.
+    #[serde(default)]
+    pub loop_choices: Vec<LoopChoice>,
     /// Records not kept because of [`MAX_RECORDS`].
     pub dropped: u64,
 }

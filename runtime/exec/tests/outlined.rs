@@ -10,7 +10,11 @@ use std::cell::RefCell;
 
 use common::*;
 use irgc_artifact::*;
-use irgc_runtime::{CpuDevice, Device, DeviceRequest, Launched, PipeEnd, PipeRun, RunError, RunOptions};
+use irgc_runtime::loop_gate::{HOST_ROUNDS_FIRST, MAX_TRIAL};
+use irgc_runtime::{CpuDevice, Device, DeviceRequest, Launched, LoopOutlining, PipeEnd, PipeRun, RunError, RunOptions};
+
+/// What a request handed the device: the worklist's count, the most rounds it may run, the host locals.
+type Asked = (u64, u64, Vec<u64>);
 
 /// The CPU, with `run_pipe` declining its first `declines` requests, then answering `answer` (or declining, with
 /// `None`), and recording what it was asked.
@@ -18,11 +22,13 @@ struct Scripted<'k> {
     cpu: CpuDevice<'k>,
     answer: Option<PipeEnd>,
     declines: usize,
-    asked: RefCell<Vec<(u64, u64, Vec<u64>)>>,
+    asked: RefCell<Vec<Asked>>,
     /// The rounds each request asked to be recorded.
     asked_records: RefCell<Vec<u64>>,
     /// Each request's host rounds so far, and the item count the last of them began with.
     asked_progress: RefCell<Vec<(u64, u64)>>,
+    /// How long each answer takes (a kernel slower than the host's rounds).
+    delay: std::time::Duration,
 }
 
 impl Device for Scripted<'_> {
@@ -41,6 +47,7 @@ impl Device for Scripted<'_> {
         if self.asked.borrow().len() <= self.declines {
             return Ok(None);
         }
+        std::thread::sleep(self.delay);
         Ok(self.answer.clone())
     }
 }
@@ -70,7 +77,7 @@ fn outlined_bfs() -> Artifact {
 
 struct Outcome {
     result: Result<(Vec<u64>, u64, Vec<irgc_runtime::OutlinedRun>), RunError>,
-    asked: Vec<(u64, u64, Vec<u64>)>,
+    asked: Vec<Asked>,
     asked_records: Vec<u64>,
     asked_progress: Vec<(u64, u64)>,
     stats: Option<irgc_runtime::Stats>,
@@ -93,6 +100,7 @@ fn run_declining(declines: usize, answer: Option<PipeEnd>, options: RunOptions) 
         asked: RefCell::default(),
         asked_records: RefCell::default(),
         asked_progress: RefCell::default(),
+        delay: std::time::Duration::ZERO,
     };
     let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
     let mut stats = None;
@@ -236,8 +244,12 @@ fn loops_are_offered_to_the_device_only_when_asked() {
     }];
     a.outputs = vec![];
     let g = path_graph();
-    // With statistics an outlined loop, which has no per-round records, runs launch by launch.
-    for (outline_loops, collect_stats, asked) in [(false, false, 0), (true, false, 1), (true, true, 0)] {
+    // With statistics an outlined loop, which has no per-round records, runs launch by launch; `auto` runs a
+    // loop that ends in its first round from the host.
+    use LoopOutlining::{Always, Auto, Never};
+    for (outline_loops, collect_stats, asked) in
+        [(Never, false, 0), (Always, false, 1), (Always, true, 0), (Auto, false, 0)]
+    {
         let options = RunOptions { outline_loops, collect_stats, ..options() };
         let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
         let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
@@ -250,6 +262,7 @@ fn loops_are_offered_to_the_device_only_when_asked() {
             asked: RefCell::new(vec![]),
             asked_records: RefCell::new(vec![]),
             asked_progress: RefCell::new(vec![]),
+            delay: std::time::Duration::ZERO,
         };
         let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
         let e = irgc_runtime::run_on(&mut dev, req).unwrap();
@@ -258,4 +271,96 @@ fn loops_are_offered_to_the_device_only_when_asked() {
         assert_eq!(e.launches, 3 * asked as u64);
         assert_eq!(e.stats.outlined.len(), asked);
     }
+}
+
+/// A loop counting local 0 up by one a round until it reaches `until`, outlined as pipe 0 (no kernels: its host
+/// rounds take microseconds).
+fn counting_loop(until: u32) -> Artifact {
+    let mut a = bfs_artifact();
+    a.pipes = vec![PipeDesc {
+        entry: "irgc_pipe_0".into(),
+        worklist: None,
+        launches_per_round: 1,
+        reductions: 0,
+        hybrids: 0,
+    }];
+    let x = || local(Scalar::U32, 0);
+    a.plan.body = vec![
+        HostStmt::Assign { local: 0, value: u32c(0) },
+        HostStmt::Loop {
+            body: vec![HostStmt::Assign { local: 0, value: bin(BinaryOp::Add, x(), u32c(1)) }],
+            continuing: vec![],
+            break_if: Some(bin(BinaryOp::Ge, x(), u32c(until))),
+            outlined: Some(0),
+        },
+        HostStmt::Store { global: 0, index: vec![cast(Scalar::Node, u32c(1))], value: x() },
+    ];
+    a.outputs = vec![];
+    a
+}
+
+/// Runs [`counting_loop`] with `--outline-loops auto` on a device answering `answer` after `delay`: what it was
+/// asked (count, most rounds, locals), the loop's last count and the launches.
+fn run_gate(until: u32, answer: PipeEnd, delay: std::time::Duration) -> (Vec<Asked>, u64, u64) {
+    let a = counting_loop(until);
+    let g = path_graph();
+    let options = RunOptions { outline_loops: LoopOutlining::Auto, collect_stats: false, ..options() };
+    let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
+    let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
+    let mut dev = Scripted {
+        cpu: CpuDevice::new(&fake, &options).unwrap(),
+        answer: Some(answer),
+        declines: 0,
+        asked: RefCell::default(),
+        asked_records: RefCell::default(),
+        asked_progress: RefCell::default(),
+        delay,
+    };
+    let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
+    let e = irgc_runtime::run_on(&mut dev, req).unwrap();
+    let x = dev.cpu.read(&e.memory.globals[0].buf, 4, 1, 1).unwrap()[0];
+    (dev.asked.into_inner(), x, e.launches)
+}
+
+#[test]
+fn an_auto_loop_runs_its_first_rounds_from_the_host_then_a_trial_in_the_kernel() {
+    // Rounds of microseconds: the trial is as long as a trial may be. The kernel ends the loop within it.
+    let first = HOST_ROUNDS_FIRST as u64;
+    let end = PipeEnd {
+        rounds: 5,
+        launches: 5,
+        status: PipeState::DONE,
+        locals: vec![first + 5],
+        records: vec![],
+        auto: vec![],
+    };
+    let (asked, x, launches) = run_gate(1000, end, std::time::Duration::ZERO);
+    assert_eq!(asked, vec![(0, MAX_TRIAL, vec![first])], "after {first} host rounds, with their count");
+    assert_eq!((x, launches), (first + 5, 5), "the kernel's locals and launches");
+    // A loop that ends within its host rounds never starts the kernel.
+    let end =
+        PipeEnd { rounds: 1, launches: 1, status: PipeState::DONE, locals: vec![0], records: vec![], auto: vec![] };
+    let (asked, x, _) = run_gate(first as u32, end, std::time::Duration::ZERO);
+    assert!(asked.is_empty());
+    assert_eq!(x, first);
+}
+
+#[test]
+fn a_loop_whose_trial_was_slower_goes_on_from_the_host() {
+    // The trial's rounds (a whole 50 ms for 64) are far slower than the host's: the trial pauses the loop after
+    // its rounds, the host runs the rest, and the kernel is not asked again.
+    let first = HOST_ROUNDS_FIRST as u64;
+    let locals = vec![first + MAX_TRIAL];
+    let end = PipeEnd {
+        rounds: MAX_TRIAL,
+        launches: MAX_TRIAL,
+        status: PipeState::LIMIT,
+        locals,
+        records: vec![],
+        auto: vec![],
+    };
+    let (asked, x, launches) = run_gate(100, end, std::time::Duration::from_millis(50));
+    assert_eq!(asked.len(), 1);
+    assert_eq!(x, 100, "the host counted on from the kernel's locals");
+    assert_eq!(launches, MAX_TRIAL);
 }

@@ -72,13 +72,8 @@ pub struct BenchArgs {
     /// Stop the whole benchmark after this many seconds, whatever it is doing, with exit status 124.
     #[arg(long, value_name = "SECONDS", value_parser = crate::watchdog::parse_timeout)]
     timeout: Option<std::time::Duration>,
-    /// Run every pipe round by round from the host, even where the GPU could run it as one kernel (to measure
-    /// what iteration outlining saves).
-    #[arg(long)]
-    no_outline: bool,
-    /// Also run `while`/`loop` loops over kernels and reductions as one GPU kernel (see `irgc run --help`).
-    #[arg(long, conflicts_with = "no_outline")]
-    outline_loops: bool,
+    #[command(flatten)]
+    outlining: crate::outlining::OutlineArgs,
     /// The optimizer's ablation table: run each program with every pass, with each pass disabled and with none
     /// (only the configurations that change its optimized IR; `irgc passes` lists them), and print a column per
     /// configuration, flagging a program more than 10% slower with every pass than with none. A run whose output
@@ -272,7 +267,7 @@ fn compile_all(args: &BenchArgs, given: &[(String, String)], color: bool) -> Res
         let configs = if args.ablation {
             ablation::configs(module, args.opt.pass_params())?.into_iter().map(|(name, m)| (Some(name), m)).collect()
         } else {
-            vec![(None, crate::optimize::optimize(module, &compilation.sources, &args.opt, args.no_outline)?)]
+            vec![(None, crate::optimize::optimize(module, &compilation.sources, &args.opt, args.outlining.no_outline)?)]
         };
         for (config, module) in configs {
             let artifact = crate::backend::lower(&module);
@@ -381,8 +376,8 @@ fn bench_program(
         max_launches: args.max_launches,
         // Per-launch records cost time inside the timed region; the table does not need them.
         collect_stats: false,
-        outline: !args.no_outline,
-        outline_loops: args.outline_loops,
+        outline: !args.outlining.no_outline,
+        outline_loops: args.outlining.loops(),
         memory_limit: None,
         partition: args.multi.partition(),
     };

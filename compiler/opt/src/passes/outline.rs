@@ -23,9 +23,9 @@
 //! whose condition is a reduction, is the common case); it needs at least one exit.
 //!
 //! What it does not do: outline pipes over several worklists, or with host reads (other worklists' sizes, array
-//! elements); those still run round by round. Whether outlining pays is not judged here: loops are
-//! outlined but the runtime runs them persistently only with `--outline-loops` (short heavy loops run faster
-//! round by round).
+//! elements); those still run round by round. Whether outlining pays is not judged here: the runtime enters a
+//! pipe's kernel once its worklist is small (irgc-cuda's `enters_pipe`) and a loop's where a trial of its rounds
+//! was faster than the host's (`irgc_runtime::loop_gate`, `--outline-loops auto`).
 
 use crate::Options;
 use irgc_front::analysis::{device_computable, kernel_effects, outlined_loops, pipe_computable};
