@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use irgc_runtime::{CheckReport, RunOptions, Stats, DEFAULT_MAX_LAUNCHES};
+use irgc_runtime::{CheckReport, LoopOutlining, RunOptions, Stats, DEFAULT_MAX_LAUNCHES};
 use serde_json::json;
 
 use crate::graph_input::{self, GraphArgs, LoadedGraph};
@@ -289,6 +289,18 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         memory_limit: None,
         partition: args.multi.partition(),
     };
+    let loops = artifact.pipes.iter().any(|p| p.worklist.is_none());
+    if recording
+        && matches!(kernels, Kernels::Cuda(_))
+        && options.outline
+        && options.outline_loops != LoopOutlining::Never
+        && loops
+    {
+        eprintln!(
+            "note: with statistics, outlined loops run launch by launch (each launch recorded); without them a loop \
+             may run as one GPU kernel (--outline-loops), so its time here can be longer"
+        );
+    }
     let (csr, name) = (&graph.csr, graph.name.as_str());
     let first = irgc_runtime::progress::launches_so_far();
     let what = format!("running {} on {}", artifact.name, graph.name);
@@ -700,7 +712,7 @@ fn stats_table(stats: &Stats) -> String {
     s
 }
 
-/// The summary's line for a kernel whose unrolled and rolled forms the GPU timed (`irgc_artifact::rolled_entry`).
+/// The summary's line for an outlined loop's trial in its kernel (`irgc_runtime::loop_gate`).
 fn loop_line(c: &irgc_runtime::LoopChoice) -> String {
     let rest = if c.kept_kernel { "the rest ran in the kernel" } else { "the rest ran from the host" };
     format!(
@@ -709,6 +721,7 @@ fn loop_line(c: &irgc_runtime::LoopChoice) -> String {
     )
 }
 
+/// The summary's line for a kernel whose unrolled and rolled forms the GPU timed (`irgc_artifact::rolled_entry`).
 fn unroll_line(u: &irgc_runtime::UnrollChoice) -> String {
     let kept = if u.kept_unrolled { "unrolled" } else { "rolled" };
     format!(
