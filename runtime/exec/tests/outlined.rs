@@ -225,17 +225,16 @@ fn a_declining_device_is_told_how_many_rounds_ran_and_what_the_last_began_with()
     assert_eq!(out.asked_progress, vec![(0, 0), (1, 1), (2, 1), (3, 1), (4, 1)]);
 }
 
+/// Outlined pipe 0 as a loop (no worklist), one launch a round.
+fn outlined_loop_desc() -> PipeDesc {
+    PipeDesc { entry: "irgc_pipe_0".into(), worklist: None, launches_per_round: 1, reductions: 0, hybrids: 0 }
+}
+
 #[test]
 fn loops_are_offered_to_the_device_only_when_asked() {
     // A loop marked outlinable: `loop { } while false`, which the host ends after one empty round.
     let mut a = bfs_artifact();
-    a.pipes = vec![PipeDesc {
-        entry: "irgc_pipe_0".into(),
-        worklist: None,
-        launches_per_round: 1,
-        reductions: 0,
-        hybrids: 0,
-    }];
+    a.pipes = vec![outlined_loop_desc()];
     a.plan.body = vec![HostStmt::Loop {
         body: vec![],
         continuing: vec![],
@@ -277,13 +276,7 @@ fn loops_are_offered_to_the_device_only_when_asked() {
 /// rounds take microseconds).
 fn counting_loop(until: u32) -> Artifact {
     let mut a = bfs_artifact();
-    a.pipes = vec![PipeDesc {
-        entry: "irgc_pipe_0".into(),
-        worklist: None,
-        launches_per_round: 1,
-        reductions: 0,
-        hybrids: 0,
-    }];
+    a.pipes = vec![outlined_loop_desc()];
     let x = || local(Scalar::U32, 0);
     a.plan.body = vec![
         HostStmt::Assign { local: 0, value: u32c(0) },
