@@ -3,9 +3,10 @@
 //!
 //! A persistent kernel saves each round a launch and the read-back of the reduction the loop tests, about 15–20 µs
 //! on an H200, but its sweeps run on a grid sized for its barriers instead of one sized for the work, and starting
-//! it costs more than a launch. On one H200 (`docs/traversals.md`, "Outlined loops") light rounds ran 2–4× faster
-//! in it (BFS levels on road and grid2k: 26 → 6 µs), heavy ones up to 1.6× slower (SSSP relaxations on rgg22:
-//! 152 → 191 µs; IPGC's colouring rounds on kron22, ~35 ms each), and a loop of a few rounds paid for the start.
+//! it costs more than a launch (about 0.1 ms). On one H200 (`docs/traversals.md`, "Outlined loops") light rounds
+//! ran 2–4× faster in it (BFS levels on road and grid2k: 26 → 6 µs), heavy ones slower (SSSP relaxations on rgg22:
+//! 152 → 191 µs; a trial of 4 of IPGC's ~35 ms rounds made kron22's run 1.58× slower), and a loop of a few rounds
+//! paid for the start.
 //! The kind of a graph does not tell them apart (grid2k's atomic SSSP won, rgg22's lost), so
 //! [`LoopOutlining::Auto`] measures instead: the loop runs [`HOST_ROUNDS_FIRST`] rounds from the host, timed; unless
 //! they were heavier than [`HEAVY_ROUND`], a trial of a few rounds in the kernel follows ([`trial_rounds`]), timed
@@ -27,8 +28,8 @@ pub const HOST_ROUNDS_FIRST: usize = 16;
 pub const HEAVY_ROUND: f64 = 100e-6;
 
 /// About how long a trial in the kernel runs, in seconds of host rounds: long enough that the kernel's start (its
-/// state's upload and read-back, a cooperative launch: tens of µs) is a small part of a round's measured time,
-/// short enough that a loop whose rounds are slower in the kernel loses little.
+/// state's upload and read-back, a cooperative launch: about 0.1 ms on an H200) is a small part of a round's
+/// measured time, short enough that a loop whose rounds are slower in the kernel loses little.
 pub const TRIAL_SECONDS: f64 = 0.5e-3;
 /// The fewest rounds of a trial.
 pub const MIN_TRIAL: u64 = 4;
