@@ -57,7 +57,7 @@ class Program:
         return dict(self._native.outputs)
 
     def run(self, graph, backend="cpu", params=None, verify=False, threads=None, *, weight="weight",
-            max_launches=None, arch=None, check_bounds=None, devices=1, gpus=None, partition="edges"):
+            max_launches=None, arch=None, check_bounds=None, devices=1, gpus=None, partition="edges", stats=True):
         """Runs the program on ``graph`` (anything ``irgc.graph`` takes; ``weight`` is passed to it).
 
         ``backend``: "cpu" (Cranelift, ``threads`` worker threads, default one per core) or "cuda" (GPU 0;
@@ -70,7 +70,11 @@ class Program:
         once, or the ordinals ``gpus`` lists, e.g. ``gpus=[0, 1]``; a GPU listed twice holds two devices).
         ``partition`` says where the edges are cut: "edges" (equal edge counts, the default) or "lower-edges"
         (equal counts of the edges that lead to a smaller node: the ones union-find CC programs hook).
-        Returns a ``Result``.
+        ``stats=True`` (the default) keeps ``Result.stats``, the per-launch and per-round records, as ``irgc run
+        --stats`` does: on the GPU each launch is then waited for and timed, and ``while`` loops run launch by
+        launch. ``stats=False`` runs as ``irgc run`` does, as fast as it can (loops in one GPU kernel where that
+        is faster): ``Result.stats`` then holds only what every run keeps (``printed``, ``outlined``, the loop and
+        unroll choices). Returns a ``Result``.
         """
         g = _as_graph(graph, weight=weight)
         given = [(name, self._param_text(g, name, value)) for name, value in (params or {}).items()]
@@ -82,7 +86,7 @@ class Program:
         if gpus is not None:
             options["gpus"] = [int(x) for x in gpus]
         raw = self._native.run(g._native, backend, given, bool(verify), threads, arch=arch, devices=int(devices),
-                               partition=partition, **options)
+                               partition=partition, stats=bool(stats), **options)
         return Result(raw, g)
 
     def _param_text(self, g, name, value):

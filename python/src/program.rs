@@ -221,7 +221,7 @@ impl Program {
     /// graph's ids, or `#i` for index i); returns a dict the Python layer turns into a `Result`.
     #[pyo3(signature = (graph, backend="cpu", params=Vec::new(), verify=false, threads=None,
                         max_launches=DEFAULT_MAX_LAUNCHES, arch=None, check_bounds=None, devices=1, gpus=None,
-                        partition="edges"))]
+                        partition="edges", stats=true))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         &self,
@@ -237,6 +237,7 @@ impl Program {
         devices: usize,
         gpus: Option<Vec<usize>>,
         partition: &str,
+        stats: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         // As `irgc run`: checked by default on the CPU, and on the GPU when verifying.
         let check_bounds = check_bounds.unwrap_or(verify || backend != "cuda");
@@ -276,7 +277,9 @@ impl Program {
         let options = RunOptions {
             threads,
             max_launches,
-            collect_stats: true,
+            // As `irgc run --stats` (the per-launch records, each GPU launch waited for and timed; outlined loops
+            // launch by launch), or, without, as `irgc run`.
+            collect_stats: stats,
             // A checked run reports per launch: an outlined pipe would run its rounds unseen.
             outline: !check_bounds,
             outline_loops: irgc_runtime::LoopOutlining::Auto,

@@ -86,6 +86,18 @@ def test_file_cache_and_statistics(tmp_path, monkeypatch):
     assert r.kind("level") == ("node", "u32", "unreached")
 
 
+def test_a_run_without_statistics_gives_the_same_answer_and_keeps_what_every_run_keeps():
+    g = irgc.generate("grid:w=30,h=30")
+    p = program("pagerank/pagerank.irg")
+    # One thread: the float sums then add in one order, so the two runs match bit for bit.
+    with_stats = p.run(g, threads=1, verify=True)
+    without = p.run(g, threads=1, verify=True, stats=False)
+    assert without.digest == with_stats.digest and without.launches == with_stats.launches
+    assert len(with_stats.stats["launches"]) == with_stats.launches
+    assert without.stats["launches"] == [] and without.stats["pipe_rounds"] == []
+    assert without.printed == with_stats.printed and without.printed, "a plan's prints are kept either way"
+
+
 def test_concurrent_runs_share_a_program():
     g = irgc.generate("rmat:scale=12,ef=8,seed=1")
     p = program("bfs/bfs_worklist.irg")
