@@ -6,7 +6,8 @@
 //! (`PipeState::spill`) and block 0 arrives at that barrier; the others reload them and read the round's head
 //! again ([`Lower::solo_head`]). Steps take the number of blocks taking part as a parameter (read where `%nctaid`
 //! would be), so a step in such a round strides over the one block. In a pipe with `above auto` switches a small
-//! round goes sparse, and thread 0 (in block 0) keeps timing the rounds (`Lower::auto_hybrid`).
+//! round goes sparse without deciding and is not timed; thread 0, which keeps the estimates, is in block 0 and so
+//! runs every round (`Lower::auto_hybrid`).
 //!
 //! On a target with thread-block clusters (`sm_90` on), "block 0" is the first cluster: its `%cluster_nctarank`
 //! blocks (16 on Hopper, the runtime's default; 1 in a launch without clusters) run the small rounds

@@ -2,10 +2,11 @@
 //!
 //! [`run`] is one straight-line walk over [`PASSES`], in order. Each pass lives in its own file under `passes/`,
 //! has a stable name (what `--disable-pass` and `--print-after` take), a one-line summary (`irgc passes`), a
-//! switch, a timer, and the numbers it may be tuned by ([`Param`], `--pass-param`). A pass records its decisions in the IR itself (e.g. [`PlanOp::Outlined`]), so the IR
-//! printer shows them, the validator checks them and the backends read them instead of deciding again. The
-//! validator runs after every pass when [`Options::validate`] is set (debug builds and the tests set it); a
-//! pass that breaks an invariant is a compiler bug, reported as [`OptError`].
+//! switch, a timer, and the numbers it may be tuned by ([`Param`], `--pass-param`). A pass records its decisions
+//! in the IR itself (e.g. [`PlanOp::Outlined`]), so the IR printer shows them, the validator checks them and the
+//! backends read them instead of deciding again. The validator runs after every pass when [`Options::validate`] is
+//! set (debug builds and the tests set it); a pass that breaks an invariant is a compiler bug, reported as
+//! [`OptError`].
 //!
 //! Analyses that several passes and the backends share (a kernel's worklist effects, what the device can
 //! compute) live in `irgc_front::analysis`.
