@@ -15,6 +15,9 @@
 #   6. Per-round records from outlined kernels: `--stats` on an outlined pipe against `--stats --no-outline` (the
 #      same rounds, sizes and modes where the program's rounds are deterministic; scripts/round-records.py) and
 #      against a run without statistics (compute time), and a `--plot` of each into $OUT if set.
+#   7. The same for outlined `while` loops (`--outline-loops auto`, the default): `--stats` against `--stats
+#      --outline-loops=never` (the same reduction trace where the rounds are deterministic; round-records.py
+#      --loops) and against a run without statistics, and a `--plot` of each on road into $OUT if set.
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_OUTLINE_CLASSES  classes for 1 and 3 (default: road grid2k rgg22 urand22 rmatg22 kron22)
 #   GPU_OUTLINE_RUNS     timed runs in 3 (default 5)
@@ -26,7 +29,7 @@ set -u -o pipefail
 DIR=${GPU_OUTLINE_DIR:-/tmp/g}
 CLASSES=${GPU_OUTLINE_CLASSES:-"road grid2k rgg22 urand22 rmatg22 kron22"}
 RUNS=${GPU_OUTLINE_RUNS:-5}
-PARTS=" ${GPU_OUTLINE_PARTS:-1 2 3 4 5 6} "
+PARTS=" ${GPU_OUTLINE_PARTS:-1 2 3 4 5 6 7} "
 HYBRID=programs/coloring/ipgc_hybrid.irg
 BFS_DO=programs/bfs/bfs_do.irg
 SMALL="gen:grid:w=200,h=200 gen:rmat:scale=13,seed=3 gen:rgg:scale=13,seed=2"
@@ -150,6 +153,30 @@ if [[ "$PARTS" == *" 6 "* ]]; then
       if [ -n "${OUT:-}" ] && [ "$f" = "$DIR/road.gr" ]; then
         # shellcheck disable=SC2086
         "$IRGC" run --backend cuda --graph "$f" $prog --plot "$OUT/rounds-$name-road.svg" >/dev/null 2>&1 || status=1
+      fi
+    done
+  done
+fi
+if [[ "$PARTS" == *" 7 "* ]]; then
+  echo "== 7. per-round records from outlined loops"
+  for f in $files; do
+    for run in "programs/bfs/bfs_topology.irg|--same-sizes" "programs/sssp/sssp_atomic.irg|" \
+      "programs/pagerank/pagerank.irg|"; do
+      prog=${run%|*}
+      name=$(basename "$prog" .irg)
+      w="--weights random:1:255"
+      timeout 300 "$IRGC" run --backend cuda --graph "$f" $w "$prog" --stats --json >/tmp/rr.a.json 2>/tmp/rr.err &&
+        timeout 300 "$IRGC" run --backend cuda --graph "$f" $w "$prog" --stats --json --outline-loops=never \
+          >/tmp/rr.b.json &&
+        timeout 300 "$IRGC" run --backend cuda --graph "$f" $w "$prog" --json >/tmp/rr.c.json || {
+        echo "$name $f: the run failed"; tail -3 /tmp/rr.err; status=1; continue
+      }
+      printf '%-14s %-24s ' "$name" "$(basename "$f")"
+      # shellcheck disable=SC2086
+      python3 scripts/round-records.py /tmp/rr.a.json /tmp/rr.b.json /tmp/rr.c.json --loops ${run#*|} || status=1
+      if [ -n "${OUT:-}" ] && [ "$f" = "$DIR/road.gr" ]; then
+        "$IRGC" run --backend cuda --graph "$f" $w "$prog" --plot "$OUT/loop-rounds-$name-road.svg" >/dev/null 2>&1 ||
+          status=1
       fi
     done
   done

@@ -277,8 +277,8 @@ impl Program {
         let options = RunOptions {
             threads,
             max_launches,
-            // As `irgc run --stats` (the per-launch records, each GPU launch waited for and timed; outlined loops
-            // launch by launch), or, without, as `irgc run`.
+            // As `irgc run --stats` (the per-launch records, each GPU launch waited for and timed; outlined pipes
+            // and loops record their rounds in their kernels), or, without, as `irgc run`.
             collect_stats: stats,
             // A checked run reports per launch: an outlined pipe would run its rounds unseen.
             outline: !check_bounds,

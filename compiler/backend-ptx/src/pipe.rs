@@ -100,8 +100,8 @@ struct Frame<'c, 's> {
     steps: &'s [(Handle<Kernel>, FunctionValue<'c>)],
     /// The next reducing launch site, in [`OutlinedPipe::launch_sites`] order.
     site: usize,
-    /// Per-round records, when the pipe keeps them (a pipe over a worklist).
-    records: Option<Records<'c>>,
+    /// Where thread 0 writes per-round records (nowhere unless the runtime gave a buffer).
+    records: Records<'c>,
     /// The next `hybrid` statement, in [`OutlinedPipe::hybrids`] order.
     hybrid: usize,
     /// The rounds started so far (the current round is this minus 1 inside a round).
@@ -218,16 +218,13 @@ impl<'c> Lower<'c, '_> {
         let max_launches = self.b.build_load(i64t, at, "max_launches")?.into_int_value();
         let rounds = self.alloca(i64t.into(), "rounds")?;
         self.b.build_store(rounds, i64t.const_zero())?;
-        let records = match pipe.worklist {
-            Some(_) => {
-                let at = word(self, PipeState::RECORDS)?;
-                let base = self.b.build_load(i64t, at, "records")?.into_int_value();
-                let at = word(self, PipeState::RECORD_ROUNDS)?;
-                let most = self.b.build_load(i64t, at, "record_rounds")?.into_int_value();
-                let words = PipeState::record_words(pipe.hybrids()) as u64;
-                Some(Records { base, rounds: most, words })
-            }
-            None => None,
+        let records = {
+            let at = word(self, PipeState::RECORDS)?;
+            let base = self.b.build_load(i64t, at, "records")?.into_int_value();
+            let at = word(self, PipeState::RECORD_ROUNDS)?;
+            let most = self.b.build_load(i64t, at, "record_rounds")?.into_int_value();
+            let words = PipeState::record_words(pipe.hybrids()) as u64;
+            Records { base, rounds: most, words }
         };
         let launches = self.alloca(i64t.into(), "launches")?;
         self.b.build_store(launches, i64t.const_zero())?;
@@ -300,15 +297,15 @@ impl<'c> Lower<'c, '_> {
             for (k, _) in autos.iter().enumerate().filter(|(_, &a)| a) {
                 self.auto_read(state, auto_at, k, r, auto[k])?;
             }
-            if let Some(rec) = records {
-                self.record_round_start(rec, first, r, count)?;
-            }
+            self.record_round_start(records, first, r, Some(count))?;
             let empty = self.b.build_int_compare(IntPredicate::EQ, count, i64t.const_zero(), "")?;
             let over = self.b.build_int_compare(IntPredicate::UGT, count, wl.cap, "")?;
             why = self.b.build_select(over, i64t.const_int(PipeState::OVERFLOW, false), why.into_int_value(), "")?;
             why = self.b.build_select(empty, i64t.const_int(PipeState::DONE, false), why.into_int_value(), "")?;
             stop = self.b.build_or(stop, empty, "")?;
             stop = self.b.build_or(stop, over, "stop")?;
+        } else {
+            self.record_round_start(records, first, r, None)?;
         }
         self.b.build_store(status, why)?;
         match (&solo, &wl) {
@@ -374,13 +371,16 @@ impl<'c> Lower<'c, '_> {
         self.b.build_unconditional_branch(head)?;
 
         // Block 0 leaving the loop while it runs alone lets the waiting blocks go, telling them the loop ended.
-        // Then thread 0 reports: rounds, launches, status and the final host locals.
+        // Then thread 0 closes the last round's record (the loop may have left inside a round, where no head
+        // wrote one) and reports: rounds, launches, status and the final host locals.
         self.b.position_at_end(exit);
         self.pipe_count = None;
         if let Some(sl) = &solo {
             let alone = self.b.build_load(self.c.bool_type(), sl.flag, "")?.into_int_value();
             self.if_then(alone, |me| me.solo_leave(sl, (state, first), true))?;
         }
+        let started = self.b.build_load(i64t, rounds, "")?.into_int_value();
+        self.record_round_start(records, first, started, None)?;
         self.if_else(
             first,
             |me| {
@@ -445,9 +445,7 @@ impl<'c> Lower<'c, '_> {
                     let above = self.b.build_float_mul(t, n, "above")?;
                     let size = self.b.build_unsigned_int_to_float(count, f64t, "")?;
                     let dense_now = self.b.build_float_compare(FloatPredicate::OGT, size, above, "dense")?;
-                    if let Some(rec) = f.records {
-                        self.record_hybrid(rec, f.first, f.started, k, dense_now, above)?;
-                    }
+                    self.record_hybrid(f.records, f.first, f.started, k, dense_now, above)?;
                     self.pipe_branch(dense_now, dense, sparse, f)?;
                 }
                 _ => {
@@ -497,10 +495,8 @@ impl<'c> Lower<'c, '_> {
             Ok(())
         })?;
         let dense_now = self.b.build_load(boolt, decided, "")?.into_int_value();
-        if let Some(rec) = f.records {
-            let nan = self.c.f64_type().const_float(f64::NAN);
-            self.record_hybrid(rec, f.first, f.started, k, dense_now, nan)?;
-        }
+        let nan = self.c.f64_type().const_float(f64::NAN);
+        self.record_hybrid(f.records, f.first, f.started, k, dense_now, nan)?;
         // Only thread 0 reads the clock: every thread reading `%globaltimer` twice a round cost about 2 us a round
         // (grid2k's 4,095-level BFS: 37.7 -> 45.4 ms).
         let timer = self.b.build_and(f.first, grid, "auto_timer")?;
@@ -603,6 +599,9 @@ impl<'c> Lower<'c, '_> {
         if let (Some(local), Some(addr)) = (result, red) {
             let v = self.read_reduction(kernel, addr)?;
             self.write_local(local, v)?;
+            if let Some((_, ty)) = self.m.kernels[kernel].reduction {
+                self.record_reduced(f.records, f.first, f.started, v, ty)?;
+            }
         }
         Ok(())
     }

@@ -1,13 +1,16 @@
-//! Per-round records of an outlined pipe's persistent kernel, for statistics (`irgc_artifact::PipeState::RECORDS`):
-//! thread 0 writes, at each round's head, the worklist's count and `%globaltimer`, and in each `hybrid` two bits
-//! (ran, ran `dense`) and its threshold × nodes. The head that ends the loop writes one record more, which closes
-//! the last round. The runtime reads them back after the kernel (`irgc_runtime::RoundRecord`).
+//! Per-round records of an outlined pipe's or loop's persistent kernel, for statistics
+//! (`irgc_artifact::PipeState::RECORDS`): thread 0 writes, at each round's head, the worklist's count (a pipe's)
+//! and `%globaltimer`; in each `hybrid` two bits (ran, ran `dense`) and its threshold × nodes; after the round's
+//! first reducing launch, its result. The kernel's end writes one record more, which closes the last round,
+//! wherever the loop left (its head, or an exit inside the round). The runtime reads them back after the kernel
+//! (`irgc_runtime::RoundRecord`).
 
 use crate::lower::{Lower, GLOBAL};
 use crate::PtxError;
-use inkwell::values::{FloatValue, IntValue, PointerValue};
+use inkwell::values::{BasicValueEnum, FloatValue, IntValue, PointerValue};
 use inkwell::{AddressSpace, IntPredicate};
 use irgc_artifact::PipeState;
+use irgc_front::ir::Scalar;
 
 /// Where thread 0 writes the per-round records: the buffer's address (0: none) and the most rounds it holds, read
 /// once at entry.
@@ -51,28 +54,70 @@ impl<'c> Lower<'c, '_> {
         Ok(self.b.build_and(keep, first, "keep_record")?)
     }
 
-    /// At the head of round `r` (and at the head that ends the loop, whose record closes the last round): thread
-    /// 0 writes the worklist's count and the clock.
+    /// At the head of round `r` (and at the kernel's end, whose record closes the last round): thread 0 writes the
+    /// worklist's count (a pipe's; `None` in a loop, or at the end) and the clock.
     pub(crate) fn record_round_start(
         &mut self,
         rec: Records<'c>,
         first: IntValue<'c>,
         r: IntValue<'c>,
-        count: IntValue<'c>,
+        count: Option<IntValue<'c>>,
     ) -> Result<(), PtxError> {
         let keep = self.keeps_record(rec, first, r)?;
-        self.if_else(
-            keep,
-            |me| {
-                let now = me.global_timer()?;
+        self.if_then(keep, |me| {
+            let now = me.global_timer()?;
+            if let Some(count) = count {
                 let at = me.record_word(rec, r, PipeState::RECORD_SIZE)?;
                 me.b.build_store(at, count)?;
-                let at = me.record_word(rec, r, PipeState::RECORD_TIME)?;
-                me.b.build_store(at, now)?;
+            }
+            let at = me.record_word(rec, r, PipeState::RECORD_TIME)?;
+            me.b.build_store(at, now)?;
+            Ok(())
+        })
+    }
+
+    /// Thread 0 keeps a reducing launch's result `v` (of type `ty`) as round `r`'s reduced value, unless an earlier
+    /// reducing launch of the round did (`started`: the rounds started). Only thread 0 writes the record, so it
+    /// reads its own flag back.
+    pub(crate) fn record_reduced(
+        &mut self,
+        rec: Records<'c>,
+        first: IntValue<'c>,
+        started: PointerValue<'c>,
+        v: BasicValueEnum<'c>,
+        ty: Scalar,
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        let r = self.current_round(started, "round")?;
+        let keep = self.keep_in_round(rec, first, r)?;
+        self.if_then(keep, |me| {
+            let at = me.record_word(rec, r, PipeState::RECORD_HYBRID)?;
+            let bits = me.b.build_load(i64t, at, "")?.into_int_value();
+            let flag = i64t.const_int(PipeState::RECORD_REDUCED_BIT, false);
+            let seen = me.b.build_and(bits, flag, "")?;
+            let unseen = me.b.build_int_compare(IntPredicate::EQ, seen, i64t.const_zero(), "")?;
+            me.if_then(unseen, |me| {
+                me.b.build_store(at, me.b.build_or(bits, flag, "")?)?;
+                let x = me.cast(v, ty, Scalar::F64)?;
+                let x = me.b.build_bit_cast(x, i64t, "")?;
+                let at = me.record_word(rec, r, PipeState::RECORD_REDUCED)?;
+                me.b.build_store(at, x)?;
                 Ok(())
-            },
-            |_| Ok(()),
-        )
+            })
+        })
+    }
+
+    /// Whether thread 0 writes into round `r`'s record from inside the round: as [`Lower::keeps_record`], but not
+    /// into the one past the buffer's rounds, which only closes the last kept round.
+    fn keep_in_round(
+        &mut self,
+        rec: Records<'c>,
+        first: IntValue<'c>,
+        r: IntValue<'c>,
+    ) -> Result<IntValue<'c>, PtxError> {
+        let keep = self.keeps_record(rec, first, r)?;
+        let below = self.b.build_int_compare(IntPredicate::ULT, r, rec.rounds, "")?;
+        Ok(self.b.build_and(keep, below, "")?)
     }
 
     /// In the round's `hybrid` number `k` (`started`: the rounds started): thread 0 marks it run, and `dense` if
@@ -87,11 +132,12 @@ impl<'c> Lower<'c, '_> {
         dense: IntValue<'c>,
         above: FloatValue<'c>,
     ) -> Result<(), PtxError> {
+        if k >= PipeState::RECORDED_HYBRIDS {
+            return Ok(());
+        }
         let i64t = self.c.i64_type();
         let r = self.current_round(started, "round")?;
-        let keep = self.keeps_record(rec, first, r)?;
-        let below = self.b.build_int_compare(IntPredicate::ULT, r, rec.rounds, "")?;
-        let keep = self.b.build_and(keep, below, "")?;
+        let keep = self.keep_in_round(rec, first, r)?;
         self.if_else(
             keep,
             |me| {

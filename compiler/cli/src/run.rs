@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use irgc_runtime::{CheckReport, LoopOutlining, RunOptions, Stats, DEFAULT_MAX_LAUNCHES};
+use irgc_runtime::{CheckReport, RunOptions, Stats, DEFAULT_MAX_LAUNCHES};
 use serde_json::json;
 
 use crate::graph_input::{self, GraphArgs, LoadedGraph};
@@ -289,18 +289,6 @@ pub fn run(args: &RunArgs, color: bool) -> Result<ExitCode> {
         memory_limit: None,
         partition: args.multi.partition(),
     };
-    let loops = artifact.pipes.iter().any(|p| p.worklist.is_none());
-    if recording
-        && matches!(kernels, Kernels::Cuda(_))
-        && options.outline
-        && options.outline_loops != LoopOutlining::Never
-        && loops
-    {
-        eprintln!(
-            "note: with statistics, outlined loops run launch by launch (each launch recorded); without them a loop \
-             may run as one GPU kernel (--outline-loops), so its time here can be longer"
-        );
-    }
     let (csr, name) = (&graph.csr, graph.name.as_str());
     let first = irgc_runtime::progress::launches_so_far();
     let what = format!("running {} on {}", artifact.name, graph.name);
@@ -676,19 +664,26 @@ fn stats_table(stats: &Stats) -> String {
         "{:>6}  {:<24} {:>12}  {:<24} {:<6} {:>14} {:>10}\n",
         "round", "kernel", "items", "pushed", "mode", "reduced", "ms"
     );
-    // Launch rows and the rows of rounds run inside an outlined pipe's kernel, in round order (both lists are
-    // in run order; a stable sort by round interleaves them).
-    let mut rows: Vec<(u64, String)> = Vec::new();
-    let row = |round: u64, kernel: &str, items: u64, pushed: &str, mode: &str, reduced: &str, ms: f64| {
-        (round, format!("{round:>6}  {kernel:<24} {items:>12}  {pushed:<24} {mode:<6} {reduced:>14} {ms:>10.3}\n"))
+    // Launch rows and the rows of rounds run inside an outlined pipe's or loop's kernel, sorted by pipe round,
+    // then by place: launch `i` at `2i + 1`, a loop's kernel round after `k` launches at `2k`, a pipe's kernel
+    // rounds after the launches of their round.
+    let mut rows: Vec<((u64, u64), String)> = Vec::new();
+    let row = |key: (u64, u64), kernel: &str, items: &str, pushed: &str, mode: &str, reduced: &str, ms: f64| {
+        let round = key.0;
+        (key, format!("{round:>6}  {kernel:<24} {items:>12}  {pushed:<24} {mode:<6} {reduced:>14} {ms:>10.3}\n"))
     };
-    for l in &stats.launches {
+    let number = |r: Option<f64>| r.map_or("-".to_string(), |r| r.to_string());
+    for (i, l) in stats.launches.iter().enumerate() {
         let kernel = if l.retry > 0 { format!("{} (retry {})", l.kernel, l.retry) } else { l.kernel.clone() };
         let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
         let pushed = if pushed.is_empty() { "-".to_string() } else { pushed.join(" ") };
         let mode = l.mode.map_or("-", |m| m.name());
-        let reduced = l.reduced.map_or("-".to_string(), |r| r.to_string());
-        rows.push(row(l.round, &kernel, l.items, &pushed, mode, &reduced, l.seconds * 1e3));
+        let key = (l.round, 2 * i as u64 + 1);
+        rows.push(row(key, &kernel, &l.items.to_string(), &pushed, mode, &number(l.reduced), l.seconds * 1e3));
+    }
+    for r in &stats.loop_rounds {
+        let key = (r.round, 2 * r.after_launches);
+        rows.push(row(key, "(in kernel) loop", "-", "-", "-", &number(r.reduced), r.ms));
     }
     for r in &stats.pipe_rounds {
         if let Some(ms) = r.ms {
@@ -697,14 +692,22 @@ fn stats_table(stats: &Stats) -> String {
                 Some(false) => "sparse",
                 None => "-",
             };
-            rows.push(row(r.round, &format!("(in kernel) {}", r.worklist), r.size, "-", mode, "-", ms));
+            let (key, kernel) = ((r.round, u64::MAX), format!("(in kernel) {}", r.worklist));
+            rows.push(row(key, &kernel, &r.size.to_string(), "-", mode, "-", ms));
         }
     }
-    rows.sort_by_key(|(round, _)| *round);
+    rows.sort_by_key(|(key, _)| *key);
     s += &rows.into_iter().map(|(_, row)| row).collect::<String>();
     if !stats.pipe_rounds.is_empty() {
         let max = stats.pipe_rounds.iter().map(|r| r.size).max().unwrap_or(0);
         s += &format!("pipe rounds: {}, largest worklist {} items\n", stats.pipe_rounds.len(), max);
+    }
+    if !stats.loop_rounds.is_empty() {
+        let ms: f64 = stats.loop_rounds.iter().map(|r| r.ms).sum();
+        s += &format!(
+            "loop rounds in a GPU kernel: {}, {ms:.3} ms by the GPU's clock (grid barriers included)\n",
+            stats.loop_rounds.len()
+        );
     }
     if stats.dropped > 0 {
         s += &format!("({} records not kept)\n", stats.dropped);
@@ -742,6 +745,43 @@ mod tests {
         );
         let c = irgc_runtime::LoopChoice { kept_kernel: false, ..c };
         assert!(super::loop_line(&c).ends_with("the rest ran from the host\n"));
+    }
+
+    #[test]
+    fn the_stats_table_puts_a_loops_kernel_rounds_between_its_launches() {
+        use irgc_runtime::{LaunchRecord, LoopRound, Stats};
+        let launch = |kernel: &str, reduced: f64| LaunchRecord {
+            round: 0,
+            kernel: kernel.into(),
+            items: 100,
+            pushed: vec![],
+            retry: 0,
+            mode: None,
+            reduced: Some(reduced),
+            seconds: 1e-3,
+        };
+        // Two host rounds of `relax`, two rounds in the kernel, one more from the host.
+        let in_kernel = |iteration: u64, reduced: Option<f64>| LoopRound {
+            round: 0,
+            iteration,
+            after_launches: 2,
+            reduced,
+            ms: 0.25,
+        };
+        let stats = Stats {
+            launches: vec![launch("relax", 9.0), launch("relax", 5.0), launch("relax", 0.0)],
+            loop_rounds: vec![in_kernel(3, Some(2.0)), in_kernel(4, None)],
+            ..Stats::default()
+        };
+        let table = super::stats_table(&stats);
+        let lines: Vec<Vec<&str>> = table.lines().skip(1).map(|l| l.split_whitespace().collect()).collect();
+        let kernels: Vec<String> = lines.iter().take(5).map(|l| l[1..l.len() - 5].join(" ")).collect();
+        assert_eq!(kernels, ["relax", "relax", "(in kernel) loop", "(in kernel) loop", "relax"]);
+        let reduced: Vec<&str> = lines.iter().take(5).map(|l| l[l.len() - 2]).collect();
+        assert_eq!(reduced, ["9", "5", "2", "-", "0"]);
+        assert!(
+            table.ends_with("loop rounds in a GPU kernel: 2, 0.500 ms by the GPU's clock (grid barriers included)\n")
+        );
     }
 
     #[test]

@@ -87,16 +87,28 @@ impl PipeState {
     pub const LOCALS: usize = 32;
 
     /// Word `RECORD_SIZE` of record `r`: the pipe's worklist count when round `r` (from 0) started, as thread 0
-    /// read it at the round's head. The head that ends the loop writes one record more, so the last round ends
-    /// where the next record begins. (Words `RECORD_TIME`, `RECORD_HYBRID` and `RECORD_ABOVE` follow.)
+    /// read it at the round's head (0 in an outlined loop, which has no worklist). The kernel's end writes one
+    /// record more, so the last round ends where the next record begins. (Words `RECORD_TIME`, `RECORD_HYBRID`,
+    /// `RECORD_REDUCED` and `RECORD_ABOVE` follow.)
     pub const RECORD_SIZE: usize = 0;
     /// `%globaltimer` (ns) when thread 0 started the round, after the previous round's last grid barrier.
     pub const RECORD_TIME: usize = 1;
     /// Which `hybrid` statements of the pipe ran in the round (bit `2k` for the pipe's `k`-th, in statement
-    /// order) and which of those ran `dense` (bit `2k + 1`).
+    /// order) and which of those ran `dense` (bit `2k + 1`); bit [`PipeState::RECORD_REDUCED_BIT`] says that a
+    /// reducing launch ran.
     pub const RECORD_HYBRID: usize = 2;
+    /// The result of the round's first reducing launch as an `f64` (`true` is 1), when bit
+    /// [`PipeState::RECORD_REDUCED_BIT`] of word `RECORD_HYBRID` is set: what `--stats` shows per launch of a
+    /// loop run from the host (its convergence trace).
+    pub const RECORD_REDUCED: usize = 3;
     /// `hybrid` `k`'s threshold × nodes (`f64` bits) in word `RECORD_ABOVE + k`.
-    pub const RECORD_ABOVE: usize = 3;
+    pub const RECORD_ABOVE: usize = 4;
+    /// The bit of word `RECORD_HYBRID` that says word `RECORD_REDUCED` holds a value (above the bits of the
+    /// [`PipeState::RECORDED_HYBRIDS`] `hybrid`s recorded).
+    pub const RECORD_REDUCED_BIT: u64 = 1 << 63;
+    /// The most `hybrid` statements of a pipe whose choices a record keeps (the first ones in statement order; a
+    /// round's later ones show as not run).
+    pub const RECORDED_HYBRIDS: usize = 31;
 
     /// The worklist ran empty.
     pub const DONE: u64 = 0;

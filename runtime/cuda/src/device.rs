@@ -582,9 +582,9 @@ impl Device for CudaDevice {
         words[PipeState::LOCALS..PipeState::LOCALS + run.locals.len()].copy_from_slice(run.locals);
         // Per-round records (statistics): a zeroed buffer of `record_rounds + 1` records, read back after.
         let record_words = PipeState::record_words(run.desc.hybrids);
-        let records = match (run.record_rounds, run.desc.worklist) {
-            (0, _) | (_, None) => None,
-            (rounds, Some(_)) => {
+        let records = match run.record_rounds {
+            0 => None,
+            rounds => {
                 let bytes = (rounds as usize + 1) * record_words * 8;
                 let buf = self
                     .gpu

@@ -49,12 +49,13 @@ pub struct PipeRun<'a> {
     pub max_launches: u64,
     /// The addresses of the worklist's two retry buffers (zeros without retries).
     pub retry_buffers: [u64; 2],
-    /// The rounds this pipe has already run from the host since the plan reached it (0 for an outlined loop).
+    /// The rounds this pipe has already run from the host since the plan reached it (0 for an outlined loop,
+    /// whatever it ran: only a pipe's entry depends on it).
     pub rounds_done: u64,
     /// The worklist's item count when the last of those rounds began (0 before the first): with `count`, how
     /// fast the worklist is shrinking.
     pub previous_count: u64,
-    /// The most rounds to keep a [`RoundRecord`] of (0: none; statistics are off, or an outlined loop).
+    /// The most rounds to keep a [`RoundRecord`] of (0: none, statistics are off).
     pub record_rounds: u64,
     /// Every host local's bits.
     pub locals: &'a [u64],
@@ -79,39 +80,44 @@ pub struct PipeEnd {
     pub auto: Vec<irgc_artifact::AutoHybrid>,
 }
 
-/// One round of an outlined pipe as the kernel recorded it (see `irgc_artifact::PipeState::RECORDS`).
+/// One round of an outlined pipe or loop as the kernel recorded it (see `irgc_artifact::PipeState::RECORDS`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoundRecord {
-    /// The worklist's count when the round started.
+    /// The worklist's count when the round started (0 in a loop).
     pub size: u64,
     /// The round's time by the GPU's clock, ns: from its start to the next round's (or the kernel's end).
     pub ns: u64,
     /// For each `hybrid` statement of the pipe, in order: `None` if the round did not reach it, else whether it
     /// ran `dense`, and its threshold × nodes.
     pub hybrids: Vec<Option<(bool, f64)>>,
+    /// The result of the round's first reducing launch, if one ran (`true` is 1).
+    pub reduced: Option<f64>,
 }
 
 impl RoundRecord {
     /// The records in `words` (`rounds + 1` records of `PipeState::record_words(hybrids)` words, the last only
     /// closing the one before), as the kernel wrote them.
     pub fn decode(words: &[u64], hybrids: usize) -> Vec<RoundRecord> {
-        let size = irgc_artifact::PipeState::record_words(hybrids);
+        use irgc_artifact::PipeState;
+        let size = PipeState::record_words(hybrids);
         let recs: Vec<&[u64]> = words.chunks_exact(size).collect();
         recs.windows(2)
             .map(|pair| {
                 let (r, next) = (pair[0], pair[1]);
-                let bits = r[irgc_artifact::PipeState::RECORD_HYBRID];
+                let bits = r[PipeState::RECORD_HYBRID];
                 let hybrids = (0..hybrids)
                     .map(|k| {
-                        let above = f64::from_bits(r[irgc_artifact::PipeState::RECORD_ABOVE + k]);
-                        (bits >> (2 * k) & 1 == 1).then_some((bits >> (2 * k + 1) & 1 == 1, above))
+                        let above = f64::from_bits(r[PipeState::RECORD_ABOVE + k]);
+                        let ran = k < PipeState::RECORDED_HYBRIDS && bits >> (2 * k) & 1 == 1;
+                        ran.then_some((bits >> (2 * k + 1) & 1 == 1, above))
                     })
                     .collect();
+                let reduced = bits & PipeState::RECORD_REDUCED_BIT != 0;
                 RoundRecord {
-                    size: r[irgc_artifact::PipeState::RECORD_SIZE],
-                    ns: next[irgc_artifact::PipeState::RECORD_TIME]
-                        .saturating_sub(r[irgc_artifact::PipeState::RECORD_TIME]),
+                    size: r[PipeState::RECORD_SIZE],
+                    ns: next[PipeState::RECORD_TIME].saturating_sub(r[PipeState::RECORD_TIME]),
                     hybrids,
+                    reduced: reduced.then(|| f64::from_bits(r[PipeState::RECORD_REDUCED])),
                 }
             })
             .collect()
@@ -408,10 +414,30 @@ mod tests {
         assert_eq!(
             r,
             [
-                RoundRecord { size: 40, ns: 3_000, hybrids: vec![Some((true, 10.5)), None] },
-                RoundRecord { size: 7, ns: 500, hybrids: vec![None, Some((false, 2.0))] },
+                RoundRecord { size: 40, ns: 3_000, hybrids: vec![Some((true, 10.5)), None], reduced: None },
+                RoundRecord { size: 7, ns: 500, hybrids: vec![None, Some((false, 2.0))], reduced: None },
             ]
         );
         assert!(RoundRecord::decode(&words[..w], 2).is_empty(), "a lone record closes nothing");
+    }
+
+    #[test]
+    fn a_loops_records_carry_the_reduced_value_only_where_a_reducing_launch_ran() {
+        // A loop (no worklist, no hybrid): round 0 reduced to 0.25, round 1 reduced nothing, round 2 reduced -0.0
+        // (a value that is all zero bits but the sign, so the flag and not the bits say it is there).
+        let w = PipeState::record_words(0);
+        let mut words = vec![0u64; 4 * w];
+        for (i, t) in [100u64, 350, 400, 1_000].into_iter().enumerate() {
+            words[i * w + PipeState::RECORD_TIME] = t;
+        }
+        words[PipeState::RECORD_HYBRID] = PipeState::RECORD_REDUCED_BIT;
+        words[PipeState::RECORD_REDUCED] = 0.25f64.to_bits();
+        words[w + PipeState::RECORD_REDUCED] = 9.0f64.to_bits();
+        words[2 * w + PipeState::RECORD_HYBRID] = PipeState::RECORD_REDUCED_BIT;
+        words[2 * w + PipeState::RECORD_REDUCED] = (-0.0f64).to_bits();
+        let r = RoundRecord::decode(&words, 0);
+        let got: Vec<(u64, Option<u64>)> = r.iter().map(|r| (r.ns, r.reduced.map(f64::to_bits))).collect();
+        assert_eq!(got, [(250, Some(0.25f64.to_bits())), (50, None), (600, Some((-0.0f64).to_bits()))]);
+        assert!(r.iter().all(|r| r.size == 0 && r.hybrids.is_empty()));
     }
 }

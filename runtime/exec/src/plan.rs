@@ -19,7 +19,7 @@ use crate::error::RunError;
 use crate::eval::{self, Env};
 use crate::loop_gate::{LoopGate, Next};
 use crate::memory::{Global, Memory, Worklist};
-use crate::stats::{Contraction, HybridChoice, Mode, OutlinedRun, PipeRound, Printed, Stats};
+use crate::stats::{Contraction, HybridChoice, LoopRound, Mode, OutlinedRun, PipeRound, Printed, Stats};
 use crate::{LoopOutlining, RunOptions};
 
 /// How an outlined pipe or loop ran ([`Machine::outlined_pipe`]).
@@ -281,22 +281,26 @@ impl<'a, D: Device> Machine<'a, D> {
             HostStmt::Loop { body, continuing, break_if, outlined } => {
                 // An outlined loop asks its gate before each round where it runs (`crate::loop_gate`).
                 let mut gate = outlined.map(|p| (p, LoopGate::new(self.loop_outlining())));
+                // The loop's rounds so far, wherever they ran (its kernel rounds' records count on from here).
+                let mut iterations = 0;
                 loop {
                     if let Some((p, g)) = &mut gate {
                         if let Next::Kernel(budget) = g.next() {
                             let started = Instant::now();
-                            match self.outlined_pipe(*p, None, (0, 0), &[], budget)? {
+                            match self.outlined_pipe(*p, None, (iterations, 0), &[], budget)? {
                                 Outlined::Done => break,
                                 Outlined::Declined => g.declined(),
                                 Outlined::Paused { rounds } => {
                                     if let Some(c) = g.trial(rounds, started.elapsed().as_secs_f64()) {
                                         Stats::keep(&mut self.stats.loop_choices, &mut self.stats.dropped, c);
                                     }
+                                    iterations += rounds;
                                     continue;
                                 }
                             }
                         }
                     }
+                    iterations += 1;
                     let started = Instant::now();
                     if let Flow::Break = self.block(body)? {
                         break;
@@ -441,10 +445,10 @@ impl<'a, D: Device> Machine<'a, D> {
             .collect()
     }
 
-    /// When this run lets a device run outlined loops as one kernel: never with statistics (an outlined loop has
-    /// no rounds to record, so it runs launch by launch) or without outlining.
+    /// When this run lets a device run outlined loops as one kernel: as the options say, never without outlining.
+    /// With statistics the kernel records each round (`LoopRound`), so they need not run the loop launch by launch.
     fn loop_outlining(&self) -> LoopOutlining {
-        if self.options.outline && !self.options.collect_stats {
+        if self.options.outline {
             self.options.outline_loops
         } else {
             LoopOutlining::Never
@@ -453,7 +457,8 @@ impl<'a, D: Device> Machine<'a, D> {
 
     /// Runs outlined pipe `p` over worklist `w` (or outlined loop `p`, without) as one kernel if the device can
     /// (and the options allow), after `rounds_done` rounds from the host, the last begun with `previous_count`
-    /// items; a loop's trial runs at most `budget` rounds. Afterwards the host locals are the kernel's, the
+    /// items (a loop: after `rounds_done` rounds wherever they ran, which numbers its records; the device is told
+    /// 0); a loop's trial runs at most `budget` rounds. Afterwards the host locals are the kernel's, the
     /// worklist is empty, and the launch count and round number have moved on as if the rounds had run from the
     /// host.
     fn outlined_pipe(
@@ -488,11 +493,14 @@ impl<'a, D: Device> Machine<'a, D> {
         let max_launches = self.options.max_launches.saturating_sub(self.launches);
         // Statistics: the kernel records each round (as many as the statistics keep), so they need not run the
         // rounds from the host.
-        let record_rounds = match w {
-            Some(_) if self.options.collect_stats => {
-                max_rounds.min(crate::stats::MAX_RECORDS.saturating_sub(self.stats.pipe_rounds.len()) as u64)
-            }
-            _ => 0,
+        let kept = match w {
+            Some(_) => self.stats.pipe_rounds.len(),
+            None => self.stats.loop_rounds.len(),
+        };
+        let record_rounds = if self.options.collect_stats {
+            max_rounds.min(crate::stats::MAX_RECORDS.saturating_sub(kept) as u64)
+        } else {
+            0
         };
         let hybrids = self.hybrids_of(body);
         let auto: Vec<AutoHybrid> = hybrids.iter().map(|h| h.1).collect();
@@ -509,6 +517,7 @@ impl<'a, D: Device> Machine<'a, D> {
             record_rounds,
             locals: &self.locals,
         };
+        let run = PipeRun { rounds_done: if w.is_some() { rounds_done } else { 0 }, ..run };
         let Some(end) = self.dev.run_pipe(run, &self.ctx)? else {
             return Ok(Outlined::Declined);
         };
@@ -522,6 +531,9 @@ impl<'a, D: Device> Machine<'a, D> {
         crate::progress::count_launches(end.launches);
         let name = w.map(|w| self.mem.worklists[w].name.clone());
         let what = name.as_ref().map_or("loop".to_string(), |n| format!("pipe over {n}"));
+        if w.is_none() {
+            self.keep_loop_records(rounds_done, &end.records);
+        }
         if let Some(w) = w {
             self.keep_round_records(w, &end.records);
             self.round += end.rounds;
@@ -569,6 +581,22 @@ impl<'a, D: Device> Machine<'a, D> {
                 let rec = HybridChoice { worklist: name.clone(), size: r.size, above, mode };
                 Stats::keep(&mut self.stats.hybrid, &mut self.stats.dropped, rec);
             }
+        }
+    }
+
+    /// The statistics of the rounds an outlined loop ran in its kernel after `before` rounds: a `LoopRound` each,
+    /// placed after the launch records kept so far.
+    fn keep_loop_records(&mut self, before: u64, records: &[crate::device::RoundRecord]) {
+        let after_launches = self.stats.launches.len() as u64;
+        for (i, r) in records.iter().enumerate() {
+            let rec = LoopRound {
+                round: self.round,
+                iteration: before + 1 + i as u64,
+                after_launches,
+                reduced: r.reduced,
+                ms: r.ns as f64 / 1e6,
+            };
+            Stats::keep(&mut self.stats.loop_rounds, &mut self.stats.dropped, rec);
         }
     }
 

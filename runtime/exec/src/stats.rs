@@ -92,6 +92,23 @@ pub struct OutlinedRun {
     pub rounds: u64,
 }
 
+/// One round of an outlined loop that ran inside its GPU kernel (a round the host ran is its launches' records):
+/// the GPU clock's time, and the result of the round's first reducing launch, the convergence trace the host's
+/// launch records give.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoopRound {
+    /// Pipe rounds started so far in the run (as [`LaunchRecord::round`]).
+    pub round: u64,
+    /// The loop's round, from 1, counting the rounds it ran from the host.
+    pub iteration: u64,
+    /// The launch records kept before this round: where it falls among them.
+    pub after_launches: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reduced: Option<f64>,
+    /// From the round's start to the next one's (or the kernel's end), grid barriers included.
+    pub ms: f64,
+}
+
 /// A kernel whose unrolled entry and rolled twin the device timed on one launch each (on a skewed graph; see
 /// `irgc_artifact::rolled_entry`), and which of the two it kept for the rest of the run. Recorded with or without
 /// `collect_stats`.
@@ -182,17 +199,30 @@ pub struct Stats {
     /// The trials of outlined loops in their kernels ([`crate::loop_gate`]), in order.
     #[serde(default)]
     pub loop_choices: Vec<LoopChoice>,
+    /// The rounds outlined loops ran inside their kernels, in order.
+    #[serde(default)]
+    pub loop_rounds: Vec<LoopRound>,
     /// Records not kept because of [`MAX_RECORDS`].
     pub dropped: u64,
 }
 
 impl Stats {
     /// Writes one CSV row per launch (`round,kernel,retry,items,pushed,mode,reduced,ms`; `pushed` as
-    /// `worklist:items` pairs separated by spaces), for spreadsheets and pandas. The pipe rounds and `hybrid`
-    /// decisions are in the JSON form only.
+    /// `worklist:items` pairs separated by spaces), for spreadsheets and pandas, with a row `(in kernel) loop`
+    /// (no items) for each round an outlined loop ran in its kernel, where it ran among the launches. The pipe
+    /// rounds and `hybrid` decisions are in the JSON form only.
     pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "round,kernel,retry,items,pushed,mode,reduced,ms")?;
-        for l in &self.launches {
+        let reduced = |r: Option<f64>| r.map_or(String::new(), |r| r.to_string());
+        let mut loop_rounds = self.loop_rounds.iter().peekable();
+        let mut in_kernel = |out: &mut dyn Write, before: usize| -> io::Result<()> {
+            while let Some(r) = loop_rounds.next_if(|r| r.after_launches as usize <= before) {
+                writeln!(out, "{},(in kernel) loop,0,,,,{},{}", r.round, reduced(r.reduced), r.ms)?;
+            }
+            Ok(())
+        };
+        for (i, l) in self.launches.iter().enumerate() {
+            in_kernel(out, i)?;
             let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
             writeln!(
                 out,
@@ -203,10 +233,11 @@ impl Stats {
                 l.items,
                 pushed.join(" "),
                 l.mode.map_or("", Mode::name),
-                l.reduced.map_or(String::new(), |r| r.to_string()),
+                reduced(l.reduced),
                 l.seconds * 1e3
             )?;
         }
+        in_kernel(out, usize::MAX)?;
         out.flush()
     }
 
@@ -216,5 +247,38 @@ impl Stats {
         } else {
             *dropped += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LaunchRecord, LoopRound, Stats};
+
+    #[test]
+    fn the_csv_puts_a_loops_kernel_rounds_where_they_ran_among_the_launches() {
+        let launch = |reduced: f64| LaunchRecord {
+            round: 0,
+            kernel: "step".into(),
+            items: 9,
+            pushed: vec![],
+            retry: 0,
+            mode: None,
+            reduced: Some(reduced),
+            seconds: 2e-3,
+        };
+        let in_kernel =
+            |after_launches, reduced| LoopRound { round: 0, iteration: 0, after_launches, reduced, ms: 0.5 };
+        let stats = Stats {
+            launches: vec![launch(1.0), launch(0.0)],
+            loop_rounds: vec![in_kernel(1, Some(1.0)), in_kernel(2, None)],
+            ..Stats::default()
+        };
+        let mut out = Vec::new();
+        stats.write_csv(&mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "round,kernel,retry,items,pushed,mode,reduced,ms\n0,step,0,9,,,1,2\n0,(in kernel) loop,0,,,,1,0.5\n\
+             0,step,0,9,,,0,2\n0,(in kernel) loop,0,,,,,0.5\n"
+        );
     }
 }

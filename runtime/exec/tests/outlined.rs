@@ -142,8 +142,8 @@ fn statistics_take_the_rounds_the_kernel_recorded() {
     // Two host rounds, then the device's 2 rounds with their records: the statistics hold all four rounds in
     // order, the device's with their clock time; no records are asked for without statistics.
     let records = vec![
-        irgc_runtime::RoundRecord { size: 1, ns: 2_000_000, hybrids: vec![] },
-        irgc_runtime::RoundRecord { size: 1, ns: 500_000, hybrids: vec![] },
+        irgc_runtime::RoundRecord { size: 1, ns: 2_000_000, hybrids: vec![], reduced: None },
+        irgc_runtime::RoundRecord { size: 1, ns: 500_000, hybrids: vec![], reduced: None },
     ];
     let end = PipeEnd { rounds: 2, launches: 2, status: PipeState::DONE, locals: vec![4], records, auto: vec![] };
     let out = run_declining(2, Some(end.clone()), RunOptions { collect_stats: true, ..options() });
@@ -243,11 +243,11 @@ fn loops_are_offered_to_the_device_only_when_asked() {
     }];
     a.outputs = vec![];
     let g = path_graph();
-    // With statistics an outlined loop, which has no per-round records, runs launch by launch; `auto` runs a
-    // loop that ends in its first round from the host.
+    // Statistics change nothing (the kernel records the loop's rounds); `auto` runs a loop that ends in its first
+    // round from the host.
     use LoopOutlining::{Always, Auto, Never};
     for (outline_loops, collect_stats, asked) in
-        [(Never, false, 0), (Always, false, 1), (Always, true, 0), (Auto, false, 0)]
+        [(Never, false, 0), (Never, true, 0), (Always, false, 1), (Always, true, 1), (Auto, false, 0)]
     {
         let options = RunOptions { outline_loops, collect_stats, ..options() };
         let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
@@ -295,9 +295,21 @@ fn counting_loop(until: u32) -> Artifact {
 /// Runs [`counting_loop`] with `--outline-loops auto` on a device answering `answer` after `delay`: what it was
 /// asked (count, most rounds, locals), the loop's last count and the launches.
 fn run_gate(until: u32, answer: PipeEnd, delay: std::time::Duration) -> (Vec<Asked>, u64, u64) {
+    let (asked, x, launches, _) = run_gate_with(until, answer, delay, false);
+    (asked, x, launches)
+}
+
+/// [`run_gate`], with or without statistics, and the run's statistics and the rounds each request asked to be
+/// recorded.
+fn run_gate_with(
+    until: u32,
+    answer: PipeEnd,
+    delay: std::time::Duration,
+    collect_stats: bool,
+) -> (Vec<Asked>, u64, u64, (irgc_runtime::Stats, Vec<u64>)) {
     let a = counting_loop(until);
     let g = path_graph();
-    let options = RunOptions { outline_loops: LoopOutlining::Auto, collect_stats: false, ..options() };
+    let options = RunOptions { outline_loops: LoopOutlining::Auto, collect_stats, ..options() };
     let pushes = a.kernels.iter().map(|k| k.pushes.clone()).collect();
     let fake = Fake { layout: Layout::of(&a), kernels: bfs_kernels(false), pushes };
     let mut dev = Scripted {
@@ -312,7 +324,41 @@ fn run_gate(until: u32, answer: PipeEnd, delay: std::time::Duration) -> (Vec<Ask
     let req = DeviceRequest { artifact: &a, graph: &g, graph_name: "path", params: &[0], options };
     let e = irgc_runtime::run_on(&mut dev, req).unwrap();
     let x = dev.cpu.read(&e.memory.globals[0].buf, 4, 1, 1).unwrap()[0];
-    (dev.asked.into_inner(), x, e.launches)
+    (dev.asked.into_inner(), x, e.launches, (e.stats, dev.asked_records.into_inner()))
+}
+
+#[test]
+fn with_statistics_a_loop_still_runs_in_its_kernel_and_its_rounds_are_numbered_after_the_hosts() {
+    // The gate's 16 host rounds, then a trial in the kernel that ends the loop after 3 rounds, which it recorded
+    // (the second reduced nothing). The records become `LoopRound`s numbered on from the host's rounds, after the
+    // launches kept so far, and the device was asked for as many records as the trial may run.
+    let first = HOST_ROUNDS_FIRST as u64;
+    let rec = |ns, reduced| irgc_runtime::RoundRecord { size: 0, ns, hybrids: vec![], reduced };
+    let end = PipeEnd {
+        rounds: 3,
+        launches: 3,
+        status: PipeState::DONE,
+        locals: vec![first + 3],
+        records: vec![rec(2_000_000, Some(4.0)), rec(500_000, None), rec(250_000, Some(0.0))],
+        auto: vec![],
+    };
+    let (asked, x, _, (stats, asked_records)) = run_gate_with(1000, end, std::time::Duration::ZERO, true);
+    assert_eq!(asked.len(), 1, "statistics no longer keep the loop on the host");
+    assert_eq!(asked_records, vec![MAX_TRIAL]);
+    assert_eq!(x, first + 3);
+    let got: Vec<(u64, u64, Option<f64>, f64)> =
+        stats.loop_rounds.iter().map(|r| (r.iteration, r.after_launches, r.reduced, r.ms)).collect();
+    let after = stats.launches.len() as u64;
+    assert_eq!(
+        got,
+        [(first + 1, after, Some(4.0), 2.0), (first + 2, after, None, 0.5), (first + 3, after, Some(0.0), 0.25)]
+    );
+    // Without statistics nothing is recorded.
+    let locals = vec![first + 3];
+    let end = PipeEnd { rounds: 3, launches: 3, status: PipeState::DONE, locals, records: vec![], auto: vec![] };
+    let (_, _, _, (stats, asked_records)) = run_gate_with(1000, end, std::time::Duration::ZERO, false);
+    assert_eq!(asked_records, vec![0]);
+    assert!(stats.loop_rounds.is_empty());
 }
 
 #[test]

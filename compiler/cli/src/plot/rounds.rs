@@ -5,7 +5,8 @@
 //!
 //! A round is a round of the plan's `pipe`; a program without one (a `loop` that stops on a reduction) gets a
 //! point per launch instead, its size being the launch's items, and a third panel with each launch's reduction
-//! value (its convergence trace).
+//! value (its convergence trace). A round such a loop ran inside its GPU kernel is one point among the launches,
+//! with its clock time and first reduction, and no size.
 
 use std::path::Path;
 
@@ -20,8 +21,9 @@ pub struct Round {
     pub x: u64,
     /// Kernel time in the round, ms.
     pub ms: f64,
-    /// The worklist's size when the round started (the launch's items without a pipe).
-    pub size: u64,
+    /// The worklist's size when the round started (the launch's items without a pipe; none for a loop's round
+    /// in its kernel).
+    pub size: Option<u64>,
     pub dense: bool,
     /// The last reduction value of the round, if a kernel of it reduces.
     pub reduced: Option<f64>,
@@ -35,27 +37,31 @@ pub struct Series {
     pub by_pipe: bool,
     /// The worklist the sizes are of (empty without a pipe).
     pub worklist: String,
-    /// Whether some rounds ran inside an outlined pipe's kernel (their time is the GPU clock's, barriers included).
+    /// Whether some rounds ran inside an outlined pipe's or loop's kernel (their time is the GPU clock's, barriers
+    /// included).
     pub clocked: bool,
 }
 
 impl Series {
-    /// The points of `stats`: pipe rounds if the run had any, else launches.
+    /// The points of `stats`: pipe rounds if the run had any, else launches (and loops' rounds in their kernels,
+    /// where they ran among the launches).
     pub fn of(stats: &Stats) -> Series {
         if stats.pipe_rounds.is_empty() {
-            let rounds = stats
-                .launches
-                .iter()
-                .enumerate()
-                .map(|(i, l)| Round {
-                    x: i as u64 + 1,
-                    ms: l.seconds * 1e3,
-                    size: l.items,
-                    dense: l.mode == Some(Mode::Dense),
-                    reduced: l.reduced,
-                })
-                .collect();
-            return Series { rounds, by_pipe: false, worklist: String::new(), clocked: false };
+            let mut rounds = Vec::with_capacity(stats.launches.len() + stats.loop_rounds.len());
+            let mut in_kernel = stats.loop_rounds.iter().peekable();
+            for (i, l) in stats.launches.iter().enumerate() {
+                while let Some(r) = in_kernel.next_if(|r| r.after_launches as usize <= i) {
+                    rounds.push(Round { x: 0, ms: r.ms, size: None, dense: false, reduced: r.reduced });
+                }
+                let dense = l.mode == Some(Mode::Dense);
+                rounds.push(Round { x: 0, ms: l.seconds * 1e3, size: Some(l.items), dense, reduced: l.reduced });
+            }
+            rounds.extend(in_kernel.map(|r| Round { x: 0, ms: r.ms, size: None, dense: false, reduced: r.reduced }));
+            for (i, r) in rounds.iter_mut().enumerate() {
+                r.x = i as u64 + 1;
+            }
+            let clocked = !stats.loop_rounds.is_empty();
+            return Series { rounds, by_pipe: false, worklist: String::new(), clocked };
         }
         let mut rounds: Vec<Round> = stats
             .pipe_rounds
@@ -63,7 +69,7 @@ impl Series {
             .map(|r| Round {
                 x: r.round,
                 ms: r.ms.unwrap_or(0.0),
-                size: r.size,
+                size: Some(r.size),
                 dense: r.dense.unwrap_or(false),
                 reduced: None,
             })
@@ -102,7 +108,11 @@ pub fn draw(series: &Series, title: &str, path: &Path) -> Result<()> {
     root.fill(&WHITE).map_err(plot_error)?;
     let root = root.titled(title, ("sans-serif", 22)).map_err(plot_error)?;
     let panels = root.split_evenly((if with_reduced { 3 } else { 2 }, 1));
-    let what = if series.by_pipe { "round" } else { "launch" };
+    let what = match (series.by_pipe, series.clocked) {
+        (true, _) => "round",
+        (false, false) => "launch",
+        (false, true) => "launch or round in the kernel",
+    };
     // Rounds sit at whole numbers, each owning the unit around it (so a shaded round is as wide as its step).
     let first = series.rounds[0].x as f64 - 0.5;
     let last = series.rounds.last().map_or(1, |r| r.x) as f64 + 0.5;
@@ -116,7 +126,7 @@ pub fn draw(series: &Series, title: &str, path: &Path) -> Result<()> {
         .y_label_area_size(70)
         .caption(
             if series.clocked {
-                "time per round (ms): kernel time from the host, the GPU clock inside the outlined kernel".to_string()
+                format!("time per {what} (ms): kernel time from the host, the GPU clock inside the outlined kernel")
             } else {
                 format!("kernel time per {what} (ms)")
             },
@@ -130,7 +140,7 @@ pub fn draw(series: &Series, title: &str, path: &Path) -> Result<()> {
     line(&mut time, points, BLUE, markers, "time")?;
     legend(&mut time)?;
 
-    let max_size = series.rounds.iter().map(|r| r.size).max().unwrap_or(1).max(1) as f64 * 2.0;
+    let max_size = series.rounds.iter().filter_map(|r| r.size).max().unwrap_or(1).max(1) as f64 * 2.0;
     let label = if series.by_pipe {
         format!("size of `{}` per round (log)", series.worklist)
     } else {
@@ -151,7 +161,8 @@ pub fn draw(series: &Series, title: &str, path: &Path) -> Result<()> {
         .draw()
         .map_err(plot_error)?;
     shade_dense(&mut size, series, 0.5, max_size)?;
-    let points: Vec<(f64, f64)> = series.rounds.iter().map(|r| (r.x as f64, (r.size as f64).max(0.5))).collect();
+    let points: Vec<(f64, f64)> =
+        series.rounds.iter().filter_map(|r| Some((r.x as f64, (r.size? as f64).max(0.5)))).collect();
     let name = if series.by_pipe { "worklist items" } else { "items" };
     line(&mut size, points, ORANGE, markers, name)?;
     legend(&mut size)?;
@@ -164,7 +175,7 @@ pub fn draw(series: &Series, title: &str, path: &Path) -> Result<()> {
             .margin(12)
             .x_label_area_size(36)
             .y_label_area_size(70)
-            .caption("reduction value per launch", ("sans-serif", 16))
+            .caption(format!("reduction value per {what}"), ("sans-serif", 16))
             .build_cartesian_2d(first..last, (lo - pad)..(hi + pad))
             .map_err(plot_error)?;
         red.configure_mesh().x_label_formatter(&whole).x_desc(what).draw().map_err(plot_error)?;
@@ -271,7 +282,31 @@ mod tests {
         assert_eq!(s.worklist, "w");
         assert_eq!(
             s.rounds.iter().map(|r| (r.x, r.ms, r.size, r.dense)).collect::<Vec<_>>(),
-            [(1, 2.0, 1, false), (2, 7.0, 50, true), (3, 0.5, 9, true), (4, 0.25, 2, false)]
+            [(1, 2.0, Some(1), false), (2, 7.0, Some(50), true), (3, 0.5, Some(9), true), (4, 0.25, Some(2), false)]
+        );
+    }
+
+    #[test]
+    fn a_loops_kernel_rounds_are_points_among_its_launches() {
+        use irgc_runtime::LoopRound;
+        let in_kernel =
+            |after_launches, reduced| LoopRound { round: 0, iteration: 0, after_launches, reduced, ms: 0.1 };
+        let stats = Stats {
+            launches: vec![launch(0, 1.0, None), launch(0, 2.0, None)],
+            loop_rounds: vec![in_kernel(1, Some(3.0)), in_kernel(1, None), in_kernel(2, Some(1.0))],
+            ..Stats::default()
+        };
+        let s = Series::of(&stats);
+        assert!(!s.by_pipe && s.clocked);
+        assert_eq!(
+            s.rounds.iter().map(|r| (r.x, r.ms, r.size, r.reduced)).collect::<Vec<_>>(),
+            [
+                (1, 1.0, Some(7), None),
+                (2, 0.1, None, Some(3.0)),
+                (3, 0.1, None, None),
+                (4, 2.0, Some(7), None),
+                (5, 0.1, None, Some(1.0)),
+            ]
         );
     }
 
