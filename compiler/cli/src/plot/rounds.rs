@@ -143,6 +143,8 @@ pub fn draw(series: &Series, title: &str, path: &Path) -> Result<()> {
     let max_size = series.rounds.iter().filter_map(|r| r.size).max().unwrap_or(1).max(1) as f64 * 2.0;
     let label = if series.by_pipe {
         format!("size of `{}` per round (log)", series.worklist)
+    } else if series.clocked {
+        "items per launch from the host (log; a round in the kernel has none)".to_string()
     } else {
         "items per launch (log)".to_string()
     };
