@@ -76,9 +76,9 @@ impl<'c> Lower<'c, '_> {
         })
     }
 
-    /// Thread 0 keeps a reducing launch's result `v` (of type `ty`) as round `r`'s reduced value, unless an earlier
-    /// reducing launch of the round did (`started`: the rounds started). Only thread 0 writes the record, so it
-    /// reads its own flag back.
+    /// Thread 0 keeps a reducing launch's result `v` (of type `ty`) as the current round's reduced value, unless an
+    /// earlier reducing launch of the round did (`started`: the rounds started). Only thread 0 writes the record,
+    /// so it reads its own flag back.
     pub(crate) fn record_reduced(
         &mut self,
         rec: Records<'c>,
@@ -88,9 +88,7 @@ impl<'c> Lower<'c, '_> {
         ty: Scalar,
     ) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
-        let r = self.current_round(started, "round")?;
-        let keep = self.keep_in_round(rec, first, r)?;
-        self.if_then(keep, |me| {
+        self.in_round_record(rec, first, started, |me, r| {
             let at = me.record_word(rec, r, PipeState::RECORD_HYBRID)?;
             let bits = me.b.build_load(i64t, at, "")?.into_int_value();
             let flag = i64t.const_int(PipeState::RECORD_REDUCED_BIT, false);
@@ -107,17 +105,21 @@ impl<'c> Lower<'c, '_> {
         })
     }
 
-    /// Whether thread 0 writes into round `r`'s record from inside the round: as [`Lower::keeps_record`], but not
-    /// into the one past the buffer's rounds, which only closes the last kept round.
-    fn keep_in_round(
+    /// Runs `write` (given the round) in thread 0 when it keeps the current round's record (`started`: the rounds
+    /// started), as the writers inside a round need: as [`Lower::keeps_record`], but never into the record past
+    /// the buffer's rounds, which only closes the last kept round.
+    fn in_round_record(
         &mut self,
         rec: Records<'c>,
         first: IntValue<'c>,
-        r: IntValue<'c>,
-    ) -> Result<IntValue<'c>, PtxError> {
+        started: PointerValue<'c>,
+        write: impl FnOnce(&mut Self, IntValue<'c>) -> Result<(), PtxError>,
+    ) -> Result<(), PtxError> {
+        let r = self.current_round(started, "round")?;
         let keep = self.keeps_record(rec, first, r)?;
         let below = self.b.build_int_compare(IntPredicate::ULT, r, rec.rounds, "")?;
-        Ok(self.b.build_and(keep, below, "")?)
+        let keep = self.b.build_and(keep, below, "")?;
+        self.if_then(keep, |me| write(me, r))
     }
 
     /// In the round's `hybrid` number `k` (`started`: the rounds started): thread 0 marks it run, and `dense` if
@@ -136,25 +138,19 @@ impl<'c> Lower<'c, '_> {
             return Ok(());
         }
         let i64t = self.c.i64_type();
-        let r = self.current_round(started, "round")?;
-        let keep = self.keep_in_round(rec, first, r)?;
-        self.if_else(
-            keep,
-            |me| {
-                let at = me.record_word(rec, r, PipeState::RECORD_HYBRID)?;
-                let bits = me.b.build_load(i64t, at, "")?.into_int_value();
-                let ran = i64t.const_int(1 << (2 * k), false);
-                let d = me.b.build_int_z_extend(dense, i64t, "")?;
-                let d = me.b.build_left_shift(d, i64t.const_int(2 * k as u64 + 1, false), "")?;
-                let bits = me.b.build_or(bits, ran, "")?;
-                let bits = me.b.build_or(bits, d, "")?;
-                me.b.build_store(at, bits)?;
-                let at = me.record_word(rec, r, PipeState::RECORD_ABOVE + k)?;
-                let above = me.b.build_bit_cast(above, i64t, "")?;
-                me.b.build_store(at, above)?;
-                Ok(())
-            },
-            |_| Ok(()),
-        )
+        self.in_round_record(rec, first, started, |me, r| {
+            let at = me.record_word(rec, r, PipeState::RECORD_HYBRID)?;
+            let bits = me.b.build_load(i64t, at, "")?.into_int_value();
+            let ran = i64t.const_int(1 << (2 * k), false);
+            let d = me.b.build_int_z_extend(dense, i64t, "")?;
+            let d = me.b.build_left_shift(d, i64t.const_int(2 * k as u64 + 1, false), "")?;
+            let bits = me.b.build_or(bits, ran, "")?;
+            let bits = me.b.build_or(bits, d, "")?;
+            me.b.build_store(at, bits)?;
+            let at = me.record_word(rec, r, PipeState::RECORD_ABOVE + k)?;
+            let above = me.b.build_bit_cast(above, i64t, "")?;
+            me.b.build_store(at, above)?;
+            Ok(())
+        })
     }
 }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use irgc_runtime::{CheckReport, RunOptions, Stats, DEFAULT_MAX_LAUNCHES};
+use irgc_runtime::{CheckReport, RunOptions, RunStep, Stats, DEFAULT_MAX_LAUNCHES};
 use serde_json::json;
 
 use crate::graph_input::{self, GraphArgs, LoadedGraph};
@@ -665,25 +665,28 @@ fn stats_table(stats: &Stats) -> String {
         "round", "kernel", "items", "pushed", "mode", "reduced", "ms"
     );
     // Launch rows and the rows of rounds run inside an outlined pipe's or loop's kernel, sorted by pipe round,
-    // then by place: launch `i` at `2i + 1`, a loop's kernel round after `k` launches at `2k`, a pipe's kernel
-    // rounds after the launches of their round.
+    // then by place: launches and loops' kernel rounds in run order, a pipe's kernel rounds after the launches of
+    // their round.
     let mut rows: Vec<((u64, u64), String)> = Vec::new();
     let row = |key: (u64, u64), kernel: &str, items: &str, pushed: &str, mode: &str, reduced: &str, ms: f64| {
         let round = key.0;
         (key, format!("{round:>6}  {kernel:<24} {items:>12}  {pushed:<24} {mode:<6} {reduced:>14} {ms:>10.3}\n"))
     };
     let number = |r: Option<f64>| r.map_or("-".to_string(), |r| r.to_string());
-    for (i, l) in stats.launches.iter().enumerate() {
+    for (i, step) in stats.in_run_order().enumerate() {
+        let l = match step {
+            RunStep::Launch(l) => l,
+            RunStep::LoopRound(r) => {
+                rows.push(row((r.round, i as u64), "(in kernel) loop", "-", "-", "-", &number(r.reduced), r.ms));
+                continue;
+            }
+        };
         let kernel = if l.retry > 0 { format!("{} (retry {})", l.kernel, l.retry) } else { l.kernel.clone() };
         let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
         let pushed = if pushed.is_empty() { "-".to_string() } else { pushed.join(" ") };
         let mode = l.mode.map_or("-", |m| m.name());
-        let key = (l.round, 2 * i as u64 + 1);
+        let key = (l.round, i as u64);
         rows.push(row(key, &kernel, &l.items.to_string(), &pushed, mode, &number(l.reduced), l.seconds * 1e3));
-    }
-    for r in &stats.loop_rounds {
-        let key = (r.round, 2 * r.after_launches);
-        rows.push(row(key, "(in kernel) loop", "-", "-", "-", &number(r.reduced), r.ms));
     }
     for r in &stats.pipe_rounds {
         if let Some(ms) = r.ms {

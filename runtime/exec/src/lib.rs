@@ -47,8 +47,8 @@ pub use output::{
 };
 pub use params::{parse_param, resolve_params, split_param};
 pub use stats::{
-    ContractPhases, Contraction, LaunchRecord, LoopChoice, LoopRound, Mode, OutlinedRun, PipeRound, Printed, Stats,
-    UnrollChoice,
+    ContractPhases, Contraction, LaunchRecord, LoopChoice, LoopRound, Mode, OutlinedRun, PipeRound, Printed, RunStep,
+    Stats, UnrollChoice,
 };
 pub use verify::{verify, CheckReport, Quality};
 

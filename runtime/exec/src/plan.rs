@@ -512,12 +512,11 @@ impl<'a, D: Device> Machine<'a, D> {
             max_rounds,
             max_launches,
             retry_buffers,
-            rounds_done,
+            rounds_done: if w.is_some() { rounds_done } else { 0 },
             previous_count,
             record_rounds,
             locals: &self.locals,
         };
-        let run = PipeRun { rounds_done: if w.is_some() { rounds_done } else { 0 }, ..run };
         let Some(end) = self.dev.run_pipe(run, &self.ctx)? else {
             return Ok(Outlined::Declined);
         };

@@ -206,7 +206,28 @@ pub struct Stats {
     pub dropped: u64,
 }
 
+/// A launch record or a round a loop ran in its kernel, as [`Stats::in_run_order`] gives them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunStep<'a> {
+    Launch(&'a LaunchRecord),
+    LoopRound(&'a LoopRound),
+}
+
 impl Stats {
+    /// The launch records and the loops' kernel rounds merged in the order they ran (a kernel round after the
+    /// [`LoopRound::after_launches`] launches kept before it).
+    pub fn in_run_order(&self) -> impl Iterator<Item = RunStep<'_>> + '_ {
+        let mut rounds = self.loop_rounds.iter().peekable();
+        let mut launches = self.launches.iter().enumerate().peekable();
+        std::iter::from_fn(move || {
+            let next_launch = launches.peek().map(|&(i, _)| i as u64);
+            match rounds.next_if(|r| next_launch.is_none_or(|i| r.after_launches <= i)) {
+                Some(r) => Some(RunStep::LoopRound(r)),
+                None => launches.next().map(|(_, l)| RunStep::Launch(l)),
+            }
+        })
+    }
+
     /// Writes one CSV row per launch (`round,kernel,retry,items,pushed,mode,reduced,ms`; `pushed` as
     /// `worklist:items` pairs separated by spaces), for spreadsheets and pandas, with a row `(in kernel) loop`
     /// (no items) for each round an outlined loop ran in its kernel, where it ran among the launches. The pipe
@@ -214,15 +235,14 @@ impl Stats {
     pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "round,kernel,retry,items,pushed,mode,reduced,ms")?;
         let reduced = |r: Option<f64>| r.map_or(String::new(), |r| r.to_string());
-        let mut loop_rounds = self.loop_rounds.iter().peekable();
-        let mut in_kernel = |out: &mut dyn Write, before: usize| -> io::Result<()> {
-            while let Some(r) = loop_rounds.next_if(|r| r.after_launches as usize <= before) {
-                writeln!(out, "{},(in kernel) loop,0,,,,{},{}", r.round, reduced(r.reduced), r.ms)?;
-            }
-            Ok(())
-        };
-        for (i, l) in self.launches.iter().enumerate() {
-            in_kernel(out, i)?;
+        for step in self.in_run_order() {
+            let l = match step {
+                RunStep::Launch(l) => l,
+                RunStep::LoopRound(r) => {
+                    writeln!(out, "{},(in kernel) loop,0,,,,{},{}", r.round, reduced(r.reduced), r.ms)?;
+                    continue;
+                }
+            };
             let pushed: Vec<String> = l.pushed.iter().map(|p| format!("{}:{}", p.worklist, p.items)).collect();
             writeln!(
                 out,
@@ -237,7 +257,6 @@ impl Stats {
                 l.seconds * 1e3
             )?;
         }
-        in_kernel(out, usize::MAX)?;
         out.flush()
     }
 

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use irgc_runtime::{Mode, Stats};
+use irgc_runtime::{Mode, RunStep, Stats};
 use plotters::prelude::*;
 
 /// One point of the figure.
@@ -47,19 +47,23 @@ impl Series {
     /// where they ran among the launches).
     pub fn of(stats: &Stats) -> Series {
         if stats.pipe_rounds.is_empty() {
-            let mut rounds = Vec::with_capacity(stats.launches.len() + stats.loop_rounds.len());
-            let mut in_kernel = stats.loop_rounds.iter().peekable();
-            for (i, l) in stats.launches.iter().enumerate() {
-                while let Some(r) = in_kernel.next_if(|r| r.after_launches as usize <= i) {
-                    rounds.push(Round { x: 0, ms: r.ms, size: None, dense: false, reduced: r.reduced });
-                }
-                let dense = l.mode == Some(Mode::Dense);
-                rounds.push(Round { x: 0, ms: l.seconds * 1e3, size: Some(l.items), dense, reduced: l.reduced });
-            }
-            rounds.extend(in_kernel.map(|r| Round { x: 0, ms: r.ms, size: None, dense: false, reduced: r.reduced }));
-            for (i, r) in rounds.iter_mut().enumerate() {
-                r.x = i as u64 + 1;
-            }
+            let rounds = stats
+                .in_run_order()
+                .enumerate()
+                .map(|(i, step)| {
+                    let x = i as u64 + 1;
+                    match step {
+                        RunStep::Launch(l) => Round {
+                            x,
+                            ms: l.seconds * 1e3,
+                            size: Some(l.items),
+                            dense: l.mode == Some(Mode::Dense),
+                            reduced: l.reduced,
+                        },
+                        RunStep::LoopRound(r) => Round { x, ms: r.ms, size: None, dense: false, reduced: r.reduced },
+                    }
+                })
+                .collect();
             let clocked = !stats.loop_rounds.is_empty();
             return Series { rounds, by_pipe: false, worklist: String::new(), clocked };
         }
