@@ -113,7 +113,7 @@ impl<'c> Lower<'c, '_> {
         for i in 0..AutoHybrid::WORDS {
             w.push(self.b.build_load(f64t, regs.now[i], "")?.into_float_value());
         }
-        let (base, per, dense) = (w[2], w[3], w[4]);
+        let (last_size, last_sparse, base, per, dense) = (w[0], w[1], w[2], w[3], w[4]);
         let x = self.b.build_unsigned_int_to_float(size, f64t, "x")?;
         let n = self.b.build_unsigned_int_to_float(nodes, f64t, "n")?;
         let lt = |me: &mut Self, a: FloatValue<'c>, b: FloatValue<'c>| {
@@ -127,17 +127,22 @@ impl<'c> Lower<'c, '_> {
         let known_sparse = self.b.build_float_compare(FloatPredicate::ORD, per, per, "")?;
         let known_dense = self.b.build_float_compare(FloatPredicate::ORD, dense, dense, "")?;
         let sx = sparse_at(self, x)?;
-        let sn = sparse_at(self, n)?;
+        // Dense not yet measured: every node at the anchor round's cost per item (`AutoHybrid::dense_prior`).
+        let one = f64t.const_float(1.0);
+        let gt1 = self.b.build_float_compare(FloatPredicate::OGT, last_size, one, "")?;
+        let size1 = self.b.build_select(gt1, last_size, one, "")?.into_float_value();
+        let tn = self.b.build_float_mul(last_sparse, n, "")?;
+        let prior = self.b.build_float_div(tn, size1, "dense_prior")?;
         let both = lt(self, dense, sx)?;
-        let four_sx = self.b.build_float_mul(explore, sx, "")?;
-        let only_sparse = lt(self, sn, four_sx)?;
+        let explore_sx = self.b.build_float_mul(explore, sx, "")?;
+        let only_sparse = lt(self, prior, explore_sx)?;
         let dx = self.b.build_float_mul(dense, x, "")?;
         let dxn = self.b.build_float_div(dx, n, "")?;
-        let four_d = self.b.build_float_mul(explore, dense, "")?;
-        let sparse_pays = lt(self, dxn, four_d)?;
+        let explore_d = self.b.build_float_mul(explore, dense, "")?;
+        let sparse_pays = lt(self, dxn, explore_d)?;
         let only_dense = self.b.build_not(sparse_pays, "")?;
-        let half = self.b.build_float_mul(n, f64t.const_float(0.5), "")?;
-        let none = self.b.build_float_compare(FloatPredicate::OGT, x, half, "")?;
+        // Nothing measured: sparse.
+        let none = self.c.bool_type().const_zero();
         let if_dense_known = self.b.build_select(known_dense, only_dense, none, "")?.into_int_value();
         let if_sparse_known = self.b.build_select(known_dense, both, only_sparse, "")?.into_int_value();
         Ok(self.b.build_select(known_sparse, if_sparse_known, if_dense_known, "auto_dense")?.into_int_value())

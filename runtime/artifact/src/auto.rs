@@ -8,8 +8,10 @@
 //! through the origin while there is one round; a `dense` round (over
 //! every node) costs what the last one did, whatever the worklist's size. Each round predicts both and runs the
 //! cheaper. A mode not yet measured is predicted from the other with the prior that a node costs the same in
-//! either mode, and is tried once its prediction comes within [`AutoHybrid::EXPLORE`]× of the measured one's: a
-//! graph where one mode never pays pays for at most one trial of it.
+//! either mode (for `dense`, what an item of the anchor sparse round cost, fixed part included: see
+//! `AutoHybrid::dense_prior`), and is tried once its prediction comes within
+//! [`AutoHybrid::EXPLORE`]× of the measured one's: a graph where one mode never pays pays for at most one trial of
+//! it.
 //!
 //! The host path (`irgc_runtime`'s plan) and the outlined persistent kernel (`irgc_backend_ptx`'s pipe) implement
 //! exactly these formulas in `f64`; the kernel reads the estimates two rounds late (see
@@ -51,6 +53,17 @@ impl AutoHybrid {
         self.sparse_base + self.sparse_per_item * size
     }
 
+    /// A `dense` round not yet measured, predicted from the sparse rounds: every node at what an item of the
+    /// anchor round cost, its fixed part included (never less than the line over every node, since the fixed part
+    /// is not negative). The line alone was unsafe while only small rounds were known: their times are the fixed
+    /// part and noise, so its slope came out near 0 (or was clamped there), dense was predicted as cheap as a small
+    /// round, and a BFS on urand22 tried a bottom-up sweep at a frontier of a few hundred nodes (the whole graph's
+    /// edges read for nothing; 1.7× the best fixed threshold). So dense is tried once the worklist holds about
+    /// `nodes / EXPLORE` items, as a fixed threshold of 1/16 would.
+    fn dense_prior(&self, nodes: f64) -> f64 {
+        self.last_sparse * nodes / self.last_size.max(1.0)
+    }
+
     /// Whether a round with `size` items in the worklist, on a graph of `nodes` nodes, runs `dense`.
     pub fn dense(&self, size: u64, nodes: u64) -> bool {
         let (x, n) = (size as f64, nodes as f64);
@@ -59,8 +72,7 @@ impl AutoHybrid {
             return self.dense < self.sparse_at(x);
         }
         if known_sparse {
-            // Dense predicted as sparse over every node.
-            return self.sparse_at(n) < Self::EXPLORE * self.sparse_at(x);
+            return self.dense_prior(n) < Self::EXPLORE * self.sparse_at(x);
         }
         if known_dense {
             // Sparse predicted as dense's cost per node times the items; tried when within EXPLORE× (a NaN from an
@@ -68,8 +80,10 @@ impl AutoHybrid {
             let sparse = self.dense * x / n;
             return sparse.partial_cmp(&(Self::EXPLORE * self.dense)) != Some(std::cmp::Ordering::Less);
         }
-        // Nothing measured: the worklist holds most nodes, or not.
-        x > n / 2.0
+        // Nothing measured: sparse, the items the program asked for; its time anchors the line, and dense is then
+        // predicted from it. (Running the first of IPGC's rounds, which holds every node, dense when it held most
+        // nodes cost one dense round more than sparse throughout on grid2k and rgg22: 1.17x and 1.11x.)
+        false
     }
 
     /// Takes in a round that ran `dense` (or not) over `size` items and took `ns`.
@@ -122,35 +136,43 @@ mod tests {
     fn a_bfs_like_run_tries_dense_once_the_frontier_is_large_and_keeps_the_cheaper() {
         let n = 1_000_000;
         let mut a = AutoHybrid::default();
-        assert!(!a.dense(1, n), "nothing known: a small worklist is sparse");
+        assert!(!a.dense(1, n), "nothing known: sparse");
+        assert!(!AutoHybrid::default().dense(n, n), "nothing known: sparse, even over every node");
         a.update(false, 1, 10_000.0);
         // Through the origin: 10 us an item, so dense (sparse over every node) is far off.
         assert!(!a.dense(3, n));
         a.update(false, 3, 10_000.0);
-        // The line through both: 10 us whatever the size; dense predicted at 10 us too, within EXPLORE: tried.
+        // The line through both: 10 us whatever the size. Dense is not predicted at 10 us from that: by the anchor's
+        // 3.3 us an item it would take 3.3 s.
         assert_eq!((a.sparse_base, a.sparse_per_item), (10_000.0, 0.0));
-        assert!(a.dense(6, n));
-        a.update(true, 6, 60_000.0);
-        assert!(!a.dense(200_000, n), "both known: sparse 10 us beats dense 60 us");
-        a.update(false, 200_000, 210_000.0);
-        assert!(a.dense(100_000, n), "sparse 10 + 1 us an item: 110 us > dense 60 us");
+        assert!(!a.dense(6, n), "a flat line from small rounds does not make dense look cheap");
+        a.update(false, 1_000, 11_000.0);
+        assert!(!a.dense(2_000, n));
+        a.update(false, 70_000, 80_000.0);
+        // 10 us plus 1 ns an item; dense by the anchor's 1.14 ns an item: 1.14 ms, tried within 16x of sparse.
+        assert!((a.sparse_per_item - 1.0).abs() < 1e-12 && (a.sparse_base - 10_000.0).abs() < 1e-6);
+        assert!(!a.dense(50_000, n), "1.14 ms > 16 x 60 us");
+        assert!(a.dense(100_000, n), "1.14 ms < 16 x 110 us: tried at a tenth of the nodes");
+        a.update(true, 100_000, 60_000.0);
+        assert!(a.dense(200_000, n), "both known: dense 60 us beats sparse 210 us");
         assert!(!a.dense(40_000, n), "sparse 50 us < dense 60 us");
     }
 
     #[test]
-    fn a_colouring_like_run_starts_dense_and_tries_sparse_when_the_worklist_shrinks() {
+    fn a_colouring_like_run_starts_sparse_and_tries_dense_while_the_worklist_is_large() {
         let n = 1000;
         let mut a = AutoHybrid::default();
-        assert!(a.dense(1000, n), "nothing known: most nodes are in the worklist");
-        a.update(true, 1000, 100.0);
-        // Sparse predicted at 100 * 900 / 1000 = 90 < 16 * 100: tried at once.
-        assert!(!a.dense(900, n));
-        a.update(false, 900, 300.0);
-        assert!(a.dense(800, n), "through the origin: sparse 267 > dense 100");
-        assert!(!a.dense(200, n), "sparse 67 < dense 100");
+        assert!(!a.dense(1000, n), "nothing known: sparse, though every node is in the worklist");
+        a.update(false, 1000, 300.0);
+        // Dense predicted at the anchor's 0.3 an item over every node: 300, within 16x of sparse over 40 items (12)?
+        assert!(!a.dense(40, n), "300 > 16 x 12: not worth a trial");
+        assert!(a.dense(500, n), "300 < 16 x 150: tried");
+        a.update(true, 500, 100.0);
+        assert!(a.dense(400, n), "both known: sparse 120 > dense 100");
+        assert!(!a.dense(200, n), "sparse 60 < dense 100");
         a.update(false, 200, 90.0);
-        // The line through (900, 300) and (200, 90): 30 plus 0.3 an item.
-        assert!((a.sparse_per_item - 0.3).abs() < 1e-12 && (a.sparse_base - 30.0).abs() < 1e-9);
+        // The line through (1000, 300) and (200, 90): 37.5 plus 0.2625 an item.
+        assert!((a.sparse_per_item - 0.2625).abs() < 1e-12 && (a.sparse_base - 37.5).abs() < 1e-9);
         let back = AutoHybrid::from_words(&a.to_words());
         assert_eq!(back, a);
         assert!(AutoHybrid::from_words(&[]).dense.is_nan());
