@@ -142,8 +142,7 @@ impl<'c> Lower<'c, '_> {
         let sparse_pays = lt(self, dxn, explore_d)?;
         let only_dense = self.b.build_not(sparse_pays, "")?;
         // Nothing measured: sparse.
-        let none = self.c.bool_type().const_zero();
-        let if_dense_known = self.b.build_select(known_dense, only_dense, none, "")?.into_int_value();
+        let if_dense_known = self.b.build_and(known_dense, only_dense, "")?;
         let if_sparse_known = self.b.build_select(known_dense, both, only_sparse, "")?.into_int_value();
         Ok(self.b.build_select(known_sparse, if_sparse_known, if_dense_known, "auto_dense")?.into_int_value())
     }
