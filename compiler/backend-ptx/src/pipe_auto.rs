@@ -127,12 +127,17 @@ impl<'c> Lower<'c, '_> {
         let known_sparse = self.b.build_float_compare(FloatPredicate::ORD, per, per, "")?;
         let known_dense = self.b.build_float_compare(FloatPredicate::ORD, dense, dense, "")?;
         let sx = sparse_at(self, x)?;
-        // Dense not yet measured: every node at the anchor round's cost per item (`AutoHybrid::dense_prior`).
+        // Dense not yet measured (`AutoHybrid::dense_prior`): the line over every node once the anchor's part per
+        // item is at least the fixed part, else every node at the anchor round's cost per item.
         let one = f64t.const_float(1.0);
         let gt1 = self.b.build_float_compare(FloatPredicate::OGT, last_size, one, "")?;
         let size1 = self.b.build_select(gt1, last_size, one, "")?.into_float_value();
         let tn = self.b.build_float_mul(last_sparse, n, "")?;
-        let prior = self.b.build_float_div(tn, size1, "dense_prior")?;
+        let per_node = self.b.build_float_div(tn, size1, "")?;
+        let work = self.b.build_float_mul(per, last_size, "")?;
+        let trusted = self.b.build_float_compare(FloatPredicate::OGE, work, base, "")?;
+        let line_n = sparse_at(self, n)?;
+        let prior = self.b.build_select(trusted, line_n, per_node, "dense_prior")?.into_float_value();
         let both = lt(self, dense, sx)?;
         let explore_sx = self.b.build_float_mul(explore, sx, "")?;
         let only_sparse = lt(self, prior, explore_sx)?;

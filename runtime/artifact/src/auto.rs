@@ -53,15 +53,23 @@ impl AutoHybrid {
         self.sparse_base + self.sparse_per_item * size
     }
 
-    /// A `dense` round not yet measured, predicted from the sparse rounds: every node at what an item of the
-    /// anchor round cost, its fixed part included (never less than the line over every node, since the fixed part
-    /// is not negative). The line alone was unsafe while only small rounds were known: their times are the fixed
-    /// part and noise, so its slope came out near 0 (or was clamped there), dense was predicted as cheap as a small
-    /// round, and a BFS on urand22 tried a bottom-up sweep at a frontier of a few hundred nodes (the whole graph's
-    /// edges read for nothing; 1.7× the best fixed threshold). So dense is tried once the worklist holds about
-    /// `nodes / EXPLORE` items, as a fixed threshold of 1/16 would.
+    /// A `dense` round not yet measured, predicted from the sparse rounds with the prior that a node costs what an
+    /// item does: the line over every node, once the line is worth trusting, that is once the anchor round's part
+    /// per item (its time less the fixed part) is at least the fixed part. While it is not (only small rounds
+    /// known: their times are the fixed part and noise, the slope near 0 or clamped there), the line would predict
+    /// dense as cheap as a small round, and a BFS on urand22 tried a bottom-up sweep at a frontier of a few hundred
+    /// nodes (the whole graph's edges read for nothing; 1.7x the best fixed threshold). Then every node is charged
+    /// what an item of the anchor cost, its fixed part included, which is never less than the line. Charging that
+    /// throughout was too pessimistic where the fixed part is large against a round's work (a GPU's persistent
+    /// kernel): R-MAT 2^22's BFS ran its fourth level (7% of the nodes, with 20% of the edges) top-down where a
+    /// threshold of 5% switches (H100: 2.1x the best fixed threshold). Either way `dense` is first tried when the
+    /// worklist holds about `nodes / EXPLORE` items or more.
     fn dense_prior(&self, nodes: f64) -> f64 {
-        self.last_sparse * nodes / self.last_size.max(1.0)
+        if self.sparse_per_item * self.last_size >= self.sparse_base {
+            self.sparse_at(nodes)
+        } else {
+            self.last_sparse * nodes / self.last_size.max(1.0)
+        }
     }
 
     /// Whether a round with `size` items in the worklist, on a graph of `nodes` nodes, runs `dense`.
@@ -149,13 +157,32 @@ mod tests {
         a.update(false, 1_000, 11_000.0);
         assert!(!a.dense(2_000, n));
         a.update(false, 70_000, 80_000.0);
-        // 10 us plus 1 ns an item; dense by the anchor's 1.14 ns an item: 1.14 ms, tried within 16x of sparse.
+        // 10 us plus 1 ns an item, and the anchor's 70 us of items outweigh its 10 us fixed part: dense is the line
+        // over every node, 1.01 ms, tried within 16x of sparse.
         assert!((a.sparse_per_item - 1.0).abs() < 1e-12 && (a.sparse_base - 10_000.0).abs() < 1e-6);
-        assert!(!a.dense(50_000, n), "1.14 ms > 16 x 60 us");
-        assert!(a.dense(100_000, n), "1.14 ms < 16 x 110 us: tried at a tenth of the nodes");
+        assert!(!a.dense(50_000, n), "1.01 ms > 16 x 60 us");
+        assert!(a.dense(100_000, n), "1.01 ms < 16 x 110 us: tried at a tenth of the nodes");
         a.update(true, 100_000, 60_000.0);
         assert!(a.dense(200_000, n), "both known: dense 60 us beats sparse 210 us");
         assert!(!a.dense(40_000, n), "sparse 50 us < dense 60 us");
+    }
+
+    #[test]
+    fn the_fixed_part_is_charged_to_every_node_only_while_it_outweighs_the_anchors_items() {
+        // An R-MAT BFS's first levels as a persistent kernel might time them (ns): a fixed part of about 5 us a
+        // round, then a level of 5,485 nodes with 67 edges each. Its next frontier holds 7% of the nodes.
+        let n = 4_194_304;
+        let mut a = AutoHybrid::default();
+        a.update(false, 1, 5_000.0);
+        a.update(false, 77, 5_200.0);
+        // 2.6 ns an item against a 5 us fixed part: every node at the anchor's 67.5 ns, 283 ms.
+        assert!(a.sparse_per_item * a.last_size < a.sparse_base);
+        assert!(!a.dense(5_485, n), "283 ms > 16 x 19 us");
+        a.update(false, 5_485, 40_000.0);
+        // 6.4 ns an item, 35 us of the anchor's 40: the line over every node, 27 ms (not 30.6 at 7.3 ns a node).
+        assert!(a.sparse_per_item * a.last_size >= a.sparse_base);
+        assert!(a.dense(287_043, n), "27 ms < 16 x 1.85 ms: tried at 7% of the nodes");
+        assert!(!a.dense(200_000, n), "27 ms > 16 x 1.29 ms");
     }
 
     #[test]
