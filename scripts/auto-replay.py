@@ -37,24 +37,18 @@ def rounds(path):
 class Auto:
     EXPLORE = 16.0
 
-    def __init__(self, trusted_line=True):
+    def __init__(self):
         self.last_size = self.last_sparse = self.base = self.per = self.dense_t = NAN
-        self.trusted_line = trusted_line
 
     def sparse_at(self, x):
         return self.base + self.per * x
-
-    def dense_prior(self, n):
-        if self.trusted_line and self.per * self.last_size >= self.base:
-            return self.sparse_at(n)
-        return self.last_sparse * n / max(self.last_size, 1.0)
 
     def dense(self, x, n):
         ks, kd = not math.isnan(self.per), not math.isnan(self.dense_t)
         if ks and kd:
             return self.dense_t < self.sparse_at(x)
         if ks:
-            return self.dense_prior(n) < self.EXPLORE * self.sparse_at(x)
+            return x * self.EXPLORE >= n
         if kd:
             return not (self.dense_t * x / n < self.EXPLORE * self.dense_t)
         return False
@@ -92,8 +86,8 @@ def main():
     cost = lambda r, d: dense_ms[r] if d and r in dense_ms and dense_mode.get(r) == "dense" else sparse_ms[r]
     for h in (0.05, 0.2, 0.6, 1.0):
         print(f"H={h:<5} {sum(cost(r, items[r] > h * n) for r in order):9.3f} ms")
-    for label, trusted in (("auto (anchor prior)", False), ("auto (trusted line)", True)):
-        a, total, picks = Auto(trusted), 0.0, []
+    for label in ("auto",):
+        a, total, picks = Auto(), 0.0, []
         for r in order:
             d = a.dense(items[r], n)
             t = cost(r, d)

@@ -113,7 +113,8 @@ impl<'c> Lower<'c, '_> {
         for i in 0..AutoHybrid::WORDS {
             w.push(self.b.build_load(f64t, regs.now[i], "")?.into_float_value());
         }
-        let (last_size, last_sparse, base, per, dense) = (w[0], w[1], w[2], w[3], w[4]);
+        // w[0] and w[1] (the anchor) shape the line in `auto_update`; the decision needs only the line and `dense`.
+        let (base, per, dense) = (w[2], w[3], w[4]);
         let x = self.b.build_unsigned_int_to_float(size, f64t, "x")?;
         let n = self.b.build_unsigned_int_to_float(nodes, f64t, "n")?;
         let lt = |me: &mut Self, a: FloatValue<'c>, b: FloatValue<'c>| {
@@ -127,20 +128,10 @@ impl<'c> Lower<'c, '_> {
         let known_sparse = self.b.build_float_compare(FloatPredicate::ORD, per, per, "")?;
         let known_dense = self.b.build_float_compare(FloatPredicate::ORD, dense, dense, "")?;
         let sx = sparse_at(self, x)?;
-        // Dense not yet measured (`AutoHybrid::dense_prior`): the line over every node once the anchor's part per
-        // item is at least the fixed part, else every node at the anchor round's cost per item.
-        let one = f64t.const_float(1.0);
-        let gt1 = self.b.build_float_compare(FloatPredicate::OGT, last_size, one, "")?;
-        let size1 = self.b.build_select(gt1, last_size, one, "")?.into_float_value();
-        let tn = self.b.build_float_mul(last_sparse, n, "")?;
-        let per_node = self.b.build_float_div(tn, size1, "")?;
-        let work = self.b.build_float_mul(per, last_size, "")?;
-        let trusted = self.b.build_float_compare(FloatPredicate::OGE, work, base, "")?;
-        let line_n = sparse_at(self, n)?;
-        let prior = self.b.build_select(trusted, line_n, per_node, "dense_prior")?.into_float_value();
+        // Dense not yet measured: tried once the worklist holds `nodes / EXPLORE` items.
+        let explore_x = self.b.build_float_mul(explore, x, "")?;
+        let only_sparse = self.b.build_float_compare(FloatPredicate::OGE, explore_x, n, "")?;
         let both = lt(self, dense, sx)?;
-        let explore_sx = self.b.build_float_mul(explore, sx, "")?;
-        let only_sparse = lt(self, prior, explore_sx)?;
         let dx = self.b.build_float_mul(dense, x, "")?;
         let dxn = self.b.build_float_div(dx, n, "")?;
         let explore_d = self.b.build_float_mul(explore, dense, "")?;

@@ -7,11 +7,9 @@
 //! slope noise: a grid's BFS frontier grows by a few items a level), shifted to each sparse round in between, and
 //! through the origin while there is one round; a `dense` round (over
 //! every node) costs what the last one did, whatever the worklist's size. Each round predicts both and runs the
-//! cheaper. A mode not yet measured is predicted from the other with the prior that a node costs the same in
-//! either mode (for `dense`, what an item of the anchor sparse round cost, fixed part included: see
-//! `AutoHybrid::dense_prior`), and is tried once its prediction comes within
-//! [`AutoHybrid::EXPLORE`]× of the measured one's: a graph where one mode never pays pays for at most one trial of
-//! it.
+//! cheaper. A `dense` mode not yet measured is tried once the worklist holds `nodes / EXPLORE` items (see
+//! [`AutoHybrid::EXPLORE`]): a graph where dense never pays pays for at most one trial of it. (The sparse mode is
+//! always measured first: with nothing measured a round runs sparse.)
 //!
 //! The host path (`irgc_runtime`'s plan) and the outlined persistent kernel (`irgc_backend_ptx`'s pipe) implement
 //! exactly these formulas in `f64`; the kernel reads the estimates two rounds late (see
@@ -40,10 +38,19 @@ impl Default for AutoHybrid {
 }
 
 impl AutoHybrid {
-    /// A mode not yet measured is tried once its prediction is within this factor of the measured mode's. The
-    /// prior (a node costs the same in both modes) is pessimistic for a dense sweep, where most nodes do little
-    /// (a BFS's bottom-up step): at 4, R-MAT 2^22's BFS tried `dense` a level after the frontier passed 7% of the
-    /// nodes, where the best fixed threshold switches (H100: 4.3 ms against 2.5).
+    /// An untried `dense` is tried once the worklist holds at least `nodes / EXPLORE` items: the prior that a node
+    /// of a dense sweep costs what an item of a sparse round does, and that a trial is worth up to EXPLORE sparse
+    /// rounds' cost. The prior is in sizes, not in the sparse rounds' times, because those times could not carry it
+    /// across the range: a round's fixed part (launches, barriers) is most of a small round's time, and (1) through
+    /// the sparse line (every node at its slope) dense looked as cheap as a small round while the slope was noise,
+    /// so a BFS on urand22 tried a bottom-up sweep at a frontier of a few hundred nodes (1.7x the best fixed
+    /// threshold, H100); (2) charging every node the anchor round's time per item, fixed part included, made dense
+    /// look 20 times dearer than it is on a GPU, so R-MAT 2^22's BFS ran its fourth level (7% of the nodes, 20% of
+    /// the edges) top-down where a threshold of 5% switches (2.1x); (3) trusting the line only once the anchor's
+    /// part per item outweighed its fixed part made that choice hang on one host-timed round's noise (the same
+    /// R-MAT BFS: 1.9 ms in one run of three, 3.7 in the others). 16 is the factor the time-based priors used; it
+    /// is a choice, not a measurement: a graph whose frontier passes 5% of the nodes but not 1/16 gets its first
+    /// dense round a level later than H = 0.05 gives it.
     pub const EXPLORE: f64 = 16.0;
     /// Words of a `hybrid`'s estimates in an outlined pipe's state area: the fields, in order.
     pub const WORDS: usize = 5;
@@ -51,25 +58,6 @@ impl AutoHybrid {
     /// The predicted time of a `sparse` round over `size` items.
     fn sparse_at(&self, size: f64) -> f64 {
         self.sparse_base + self.sparse_per_item * size
-    }
-
-    /// A `dense` round not yet measured, predicted from the sparse rounds with the prior that a node costs what an
-    /// item does: the line over every node, once the line is worth trusting, that is once the anchor round's part
-    /// per item (its time less the fixed part) is at least the fixed part. While it is not (only small rounds
-    /// known: their times are the fixed part and noise, the slope near 0 or clamped there), the line would predict
-    /// dense as cheap as a small round, and a BFS on urand22 tried a bottom-up sweep at a frontier of a few hundred
-    /// nodes (the whole graph's edges read for nothing; 1.7x the best fixed threshold). Then every node is charged
-    /// what an item of the anchor cost, its fixed part included, which is never less than the line. Charging that
-    /// throughout was too pessimistic where the fixed part is large against a round's work (a GPU's persistent
-    /// kernel): R-MAT 2^22's BFS ran its fourth level (7% of the nodes, with 20% of the edges) top-down where a
-    /// threshold of 5% switches (H100: 2.1x the best fixed threshold). Either way `dense` is first tried when the
-    /// worklist holds about `nodes / EXPLORE` items or more.
-    fn dense_prior(&self, nodes: f64) -> f64 {
-        if self.sparse_per_item * self.last_size >= self.sparse_base {
-            self.sparse_at(nodes)
-        } else {
-            self.last_sparse * nodes / self.last_size.max(1.0)
-        }
     }
 
     /// Whether a round with `size` items in the worklist, on a graph of `nodes` nodes, runs `dense`.
@@ -80,7 +68,7 @@ impl AutoHybrid {
             return self.dense < self.sparse_at(x);
         }
         if known_sparse {
-            return self.dense_prior(n) < Self::EXPLORE * self.sparse_at(x);
+            return x * Self::EXPLORE >= n;
         }
         if known_dense {
             // Sparse predicted as dense's cost per node times the items; tried when within EXPLORE× (a NaN from an
@@ -88,9 +76,9 @@ impl AutoHybrid {
             let sparse = self.dense * x / n;
             return sparse.partial_cmp(&(Self::EXPLORE * self.dense)) != Some(std::cmp::Ordering::Less);
         }
-        // Nothing measured: sparse, the items the program asked for; its time anchors the line, and dense is then
-        // predicted from it. (Running the first of IPGC's rounds, which holds every node, dense when it held most
-        // nodes cost one dense round more than sparse throughout on grid2k and rgg22: 1.17x and 1.11x.)
+        // Nothing measured: sparse, the items the program asked for; its time anchors the line. (Running the first
+        // of IPGC's rounds, which holds every node, dense when it held most nodes cost one dense round more than
+        // sparse throughout on grid2k and rgg22: 1.17x and 1.11x.)
         false
     }
 
@@ -141,48 +129,40 @@ mod tests {
     use super::AutoHybrid;
 
     #[test]
-    fn a_bfs_like_run_tries_dense_once_the_frontier_is_large_and_keeps_the_cheaper() {
+    fn a_bfs_like_run_tries_dense_once_the_frontier_holds_a_sixteenth_and_keeps_the_cheaper() {
         let n = 1_000_000;
         let mut a = AutoHybrid::default();
         assert!(!a.dense(1, n), "nothing known: sparse");
         assert!(!AutoHybrid::default().dense(n, n), "nothing known: sparse, even over every node");
         a.update(false, 1, 10_000.0);
-        // Through the origin: 10 us an item, so dense (sparse over every node) is far off.
-        assert!(!a.dense(3, n));
         a.update(false, 3, 10_000.0);
-        // The line through both: 10 us whatever the size. Dense is not predicted at 10 us from that: by the anchor's
-        // 3.3 us an item it would take 3.3 s.
+        // The line through both: 10 us whatever the size. It does not make dense look cheap.
         assert_eq!((a.sparse_base, a.sparse_per_item), (10_000.0, 0.0));
-        assert!(!a.dense(6, n), "a flat line from small rounds does not make dense look cheap");
+        assert!(!a.dense(6, n));
         a.update(false, 1_000, 11_000.0);
-        assert!(!a.dense(2_000, n));
-        a.update(false, 70_000, 80_000.0);
-        // 10 us plus 1 ns an item, and the anchor's 70 us of items outweigh its 10 us fixed part: dense is the line
-        // over every node, 1.01 ms, tried within 16x of sparse.
-        assert!((a.sparse_per_item - 1.0).abs() < 1e-12 && (a.sparse_base - 10_000.0).abs() < 1e-6);
-        assert!(!a.dense(50_000, n), "1.01 ms > 16 x 60 us");
-        assert!(a.dense(100_000, n), "1.01 ms < 16 x 110 us: tried at a tenth of the nodes");
-        a.update(true, 100_000, 60_000.0);
+        a.update(false, 30_000, 40_000.0);
+        // 10 us plus 1 ns an item.
+        assert!((a.sparse_per_item - 1.0).abs() < 1e-9 && (a.sparse_base - 10_000.0).abs() < 1e-3);
+        assert!(!a.dense(62_499, n), "below a sixteenth of the nodes: not tried");
+        assert!(a.dense(62_500, n), "a sixteenth: tried");
+        a.update(true, 62_500, 60_000.0);
         assert!(a.dense(200_000, n), "both known: dense 60 us beats sparse 210 us");
         assert!(!a.dense(40_000, n), "sparse 50 us < dense 60 us");
     }
 
     #[test]
-    fn the_fixed_part_is_charged_to_every_node_only_while_it_outweighs_the_anchors_items() {
-        // An R-MAT BFS's first levels as a persistent kernel might time them (ns): a fixed part of about 5 us a
-        // round, then a level of 5,485 nodes with 67 edges each. Its next frontier holds 7% of the nodes.
+    fn the_first_dense_trial_does_not_hang_on_the_small_rounds_times() {
+        // An R-MAT BFS's first levels (1, 77, 5,485 nodes; the next holds 287,043, 7% of the nodes), timed with
+        // a fixed part of 5 or of 50 us: the trial comes at the same level either way.
         let n = 4_194_304;
-        let mut a = AutoHybrid::default();
-        a.update(false, 1, 5_000.0);
-        a.update(false, 77, 5_200.0);
-        // 2.6 ns an item against a 5 us fixed part: every node at the anchor's 67.5 ns, 283 ms.
-        assert!(a.sparse_per_item * a.last_size < a.sparse_base);
-        assert!(!a.dense(5_485, n), "283 ms > 16 x 19 us");
-        a.update(false, 5_485, 40_000.0);
-        // 6.4 ns an item, 35 us of the anchor's 40: the line over every node, 27 ms (not 30.6 at 7.3 ns a node).
-        assert!(a.sparse_per_item * a.last_size >= a.sparse_base);
-        assert!(a.dense(287_043, n), "27 ms < 16 x 1.85 ms: tried at 7% of the nodes");
-        assert!(!a.dense(200_000, n), "27 ms > 16 x 1.29 ms");
+        for fixed in [5_000.0, 50_000.0] {
+            let mut a = AutoHybrid::default();
+            for (size, ns) in [(1, fixed), (77, fixed + 200.0), (5_485, fixed + 35_000.0)] {
+                assert!(!a.dense(size, n));
+                a.update(false, size, ns);
+            }
+            assert!(a.dense(287_043, n), "fixed part {fixed} ns");
+        }
     }
 
     #[test]
@@ -191,9 +171,8 @@ mod tests {
         let mut a = AutoHybrid::default();
         assert!(!a.dense(1000, n), "nothing known: sparse, though every node is in the worklist");
         a.update(false, 1000, 300.0);
-        // Dense predicted at the anchor's 0.3 an item over every node: 300, within 16x of sparse over 40 items (12)?
-        assert!(!a.dense(40, n), "300 > 16 x 12: not worth a trial");
-        assert!(a.dense(500, n), "300 < 16 x 150: tried");
+        assert!(!a.dense(40, n), "40 items, under a sixteenth of the nodes: not tried");
+        assert!(a.dense(500, n), "half the nodes: tried");
         a.update(true, 500, 100.0);
         assert!(a.dense(400, n), "both known: sparse 120 > dense 100");
         assert!(!a.dense(200, n), "sparse 60 < dense 100");
