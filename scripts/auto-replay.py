@@ -77,6 +77,8 @@ class Auto:
 
 
 def main():
+    if len(sys.argv) not in (4, 5):
+        sys.exit(__doc__.strip().splitlines()[-1])
     dense_ms, _, dense_mode = rounds(sys.argv[1])
     sparse_ms, items, _ = rounds(sys.argv[2])
     n = int(sys.argv[3])

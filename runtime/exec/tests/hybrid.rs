@@ -79,9 +79,9 @@ fn switches_dense_sparse_dense_sparse() {
     assert!(run.worklist(0).unwrap().is_empty());
 }
 
-/// `above auto`: nothing is known at first, so the first round (16 of 16 nodes) runs sparse; then dense, predicted
-/// as every node at the first round's cost per item (16 items' worth, within 16x of sparse over 4), is tried. Later
-/// rounds follow the measured times, which this test cannot fix; every round records its mode, without a threshold.
+/// `above auto`: nothing is known at first, so the first round (16 of 16 nodes) runs sparse; then dense, not yet
+/// measured, is tried (the worklist holds at least a sixteenth of the nodes). Later rounds follow the measured
+/// times, which this test cannot fix; every round records its mode, without a threshold.
 #[test]
 fn auto_starts_sparse_then_tries_the_other_mode() {
     let run = shrink_grow(None);
