@@ -20,9 +20,8 @@ NAN = math.nan
 
 
 def rounds(path):
-    """{round: (items of the hybrid's worklist, ms)}: items from the round's first sparse or dense launch that
-    iterates the worklist (the largest `items` of a launch not over every node is not needed: the sparse record's
-    sparse kernel iterates exactly the worklist)."""
+    """Three maps by round: its ms (every launch of the round), its items (those of its first sparse launch, which
+    iterates exactly the worklist), and its mode (that of its launches, empty for a round outside the hybrid)."""
     ms, items, mode = defaultdict(float), {}, {}
     for row in csv.DictReader(open(path)):
         r = int(row["round"])
@@ -44,14 +43,11 @@ class Auto:
         return self.base + self.per * x
 
     def dense(self, x, n):
-        ks, kd = not math.isnan(self.per), not math.isnan(self.dense_t)
-        if ks and kd:
-            return self.dense_t < self.sparse_at(x)
-        if ks:
+        if math.isnan(self.per):
+            return False
+        if math.isnan(self.dense_t):
             return x * self.EXPLORE >= n
-        if kd:
-            return not (self.dense_t * x / n < self.EXPLORE * self.dense_t)
-        return False
+        return self.dense_t < self.sparse_at(x)
 
     def update(self, dense, x, ns):
         if dense:
@@ -88,17 +84,15 @@ def main():
     cost = lambda r, d: dense_ms[r] if d and r in dense_ms and dense_mode.get(r) == "dense" else sparse_ms[r]
     for h in (0.05, 0.2, 0.6, 1.0):
         print(f"H={h:<5} {sum(cost(r, items[r] > h * n) for r in order):9.3f} ms")
-    for label in ("auto",):
-        a, total, picks = Auto(), 0.0, []
-        for r in order:
-            d = a.dense(items[r], n)
-            t = cost(r, d)
-            a.update(d, items[r], t * 1e6)
-            total += t
-            picks.append("D" if d else "s")
-        print(f"{label:<20} {total:9.3f} ms  {''.join(picks)[:80]}")
-    best = min(sum(min(cost(r, False), cost(r, True)) for r in order), 1e18)
+    a, total, picks = Auto(), 0.0, []
+    for r in order:
+        d = a.dense(items[r], n)
+        t = cost(r, d)
+        a.update(d, items[r], t * 1e6)
+        total += t
+        picks.append("D" if d else "s")
+    print(f"{'auto':<20} {total:9.3f} ms  {''.join(picks)[:80]}")
+    best = sum(min(cost(r, False), cost(r, True)) for r in order)
     print(f"{'oracle per round':<20} {best:9.3f} ms")
-
 
 main()

@@ -117,30 +117,19 @@ impl<'c> Lower<'c, '_> {
         let (base, per, dense) = (w[2], w[3], w[4]);
         let x = self.b.build_unsigned_int_to_float(size, f64t, "x")?;
         let n = self.b.build_unsigned_int_to_float(nodes, f64t, "n")?;
-        let lt = |me: &mut Self, a: FloatValue<'c>, b: FloatValue<'c>| {
-            me.b.build_float_compare(FloatPredicate::OLT, a, b, "")
-        };
         let explore = f64t.const_float(AutoHybrid::EXPLORE);
-        let sparse_at = |me: &mut Self, items: FloatValue<'c>| -> Result<FloatValue<'c>, PtxError> {
-            let v = me.b.build_float_mul(per, items, "")?;
-            Ok(me.b.build_float_add(base, v, "")?)
-        };
         let known_sparse = self.b.build_float_compare(FloatPredicate::ORD, per, per, "")?;
         let known_dense = self.b.build_float_compare(FloatPredicate::ORD, dense, dense, "")?;
-        let sx = sparse_at(self, x)?;
+        // Both measured: the cheaper, sparse predicted by its line.
+        let per_x = self.b.build_float_mul(per, x, "")?;
+        let sx = self.b.build_float_add(base, per_x, "")?;
+        let both = self.b.build_float_compare(FloatPredicate::OLT, dense, sx, "")?;
         // Dense not yet measured: tried once the worklist holds `nodes / EXPLORE` items.
         let explore_x = self.b.build_float_mul(explore, x, "")?;
         let only_sparse = self.b.build_float_compare(FloatPredicate::OGE, explore_x, n, "")?;
-        let both = lt(self, dense, sx)?;
-        let dx = self.b.build_float_mul(dense, x, "")?;
-        let dxn = self.b.build_float_div(dx, n, "")?;
-        let explore_d = self.b.build_float_mul(explore, dense, "")?;
-        let sparse_pays = lt(self, dxn, explore_d)?;
-        let only_dense = self.b.build_not(sparse_pays, "")?;
-        // Nothing measured: sparse.
-        let if_dense_known = self.b.build_and(known_dense, only_dense, "")?;
-        let if_sparse_known = self.b.build_select(known_dense, both, only_sparse, "")?.into_int_value();
-        Ok(self.b.build_select(known_sparse, if_sparse_known, if_dense_known, "auto_dense")?.into_int_value())
+        // Nothing measured: sparse. (Dense is never measured before sparse, so a known dense implies a line.)
+        let untried = self.b.build_and(known_sparse, only_sparse, "")?;
+        Ok(self.b.build_select(known_dense, both, untried, "auto_dense")?.into_int_value())
     }
 
     /// Thread 0 (the caller branches): takes in a round that ran `dense` (or not) over `size` items in `ns`

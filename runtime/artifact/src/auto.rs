@@ -63,23 +63,17 @@ impl AutoHybrid {
     /// Whether a round with `size` items in the worklist, on a graph of `nodes` nodes, runs `dense`.
     pub fn dense(&self, size: u64, nodes: u64) -> bool {
         let (x, n) = (size as f64, nodes as f64);
-        let (known_sparse, known_dense) = (!self.sparse_per_item.is_nan(), !self.dense.is_nan());
-        if known_sparse && known_dense {
-            return self.dense < self.sparse_at(x);
+        if self.sparse_per_item.is_nan() {
+            // Nothing measured: sparse, the items the program asked for; its time anchors the line. (Running the
+            // first of IPGC's rounds, which holds every node, dense when it held most nodes cost one dense round
+            // more than sparse throughout on grid2k and rgg22: 1.17x and 1.11x.) So dense is never measured before
+            // sparse.
+            return false;
         }
-        if known_sparse {
+        if self.dense.is_nan() {
             return x * Self::EXPLORE >= n;
         }
-        if known_dense {
-            // Sparse predicted as dense's cost per node times the items; tried when within EXPLORE× (a NaN from an
-            // empty graph counts as not within: dense).
-            let sparse = self.dense * x / n;
-            return sparse.partial_cmp(&(Self::EXPLORE * self.dense)) != Some(std::cmp::Ordering::Less);
-        }
-        // Nothing measured: sparse, the items the program asked for; its time anchors the line. (Running the first
-        // of IPGC's rounds, which holds every node, dense when it held most nodes cost one dense round more than
-        // sparse throughout on grid2k and rgg22: 1.17x and 1.11x.)
-        false
+        self.dense < self.sparse_at(x)
     }
 
     /// Takes in a round that ran `dense` (or not) over `size` items and took `ns`.
