@@ -105,11 +105,9 @@ fn sssp_relaxes_to_shortest_distances() {
 fn coloring_is_proper() {
     let m = program_module("programs/coloring/ipgc_hybrid.irg");
     let g = Graph::undirected(7, &[(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5), (5, 3), (5, 6), (6, 0)]);
+    // Every node is below `large` (its default, 256), so only the small nodes' kernel picks.
     let mut h = Harness::new(m, &g, &[]);
     h.param("seed", 7);
-    // The harness does not apply declared defaults either: every node here is below `large`, so only the small
-    // nodes' kernel picks.
-    h.param("large", 256);
     h.fill("color", 0);
     h.fill("active", 1);
     // The harness does not apply declared fills: `nlive` starts at inf ("no neighbour list yet").

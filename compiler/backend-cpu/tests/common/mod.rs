@@ -1,5 +1,6 @@
 //! A hand-built kernel context for tests: typed buffers (stored in `u64` words, so they are 8-byte aligned) and
-//! the slot table pointing at them, filled as the runtime would.
+//! the slot table pointing at them, filled as the runtime would (parameters get their declared defaults; globals
+//! do not get their declared fills).
 
 #![allow(dead_code)]
 
@@ -148,6 +149,12 @@ impl Harness {
             slots[s + 1] = d0 as u64;
             slots[s + 2] = d1 as u64;
             globals.push(b);
+        }
+        // Declared defaults, as the runtime applies them (a test overrides one with `param`).
+        for (i, (_, p)) in m.params.iter().enumerate() {
+            if let Some(d) = p.default {
+                slots[layout.param(i)] = irgc_backend_host::literal_bits(d, p.ty);
+            }
         }
         let mut h = Harness { m, prog, layout, slots, globals, worklists: vec![], graph: vec![row, col, src, w] };
         for w in 0..h.m.worklists.len() {
