@@ -15,25 +15,18 @@ fn compact(debug: &str) -> String {
     let mut i = 0;
     while i < lines.len() {
         let (indent, text) = split_indent(lines[i]);
-        let mut folded = None;
-        if text.ends_with('(') && i + 2 < lines.len() {
-            let (inner_indent, inner) = split_indent(lines[i + 1]);
-            let (close_indent, close) = split_indent(lines[i + 2]);
-            if inner_indent == indent + 4 && close_indent == indent && close.starts_with(')') {
-                if let Some(value) = inner.strip_suffix(',').filter(|v| !v.ends_with(['(', '[', '{'])) {
-                    folded = Some(format!("{text}{value}{close}"));
-                }
-            }
-        }
         out.extend(std::iter::repeat_n(' ', indent / 2));
-        match folded {
-            Some(line) => {
-                out.push_str(&line);
-                i += 3;
-            }
-            None => {
-                out.push_str(text);
-                i += 1;
+        out.push_str(text);
+        i += 1;
+        // A one-line value between `X(` and its `)` at the same indent joins the opening line.
+        if let (true, Some(inner), Some(close)) = (text.ends_with('('), lines.get(i), lines.get(i + 1)) {
+            let ((inner_indent, inner), (close_indent, close)) = (split_indent(inner), split_indent(close));
+            if let Some(value) = inner.strip_suffix(',') {
+                if inner_indent == indent + 4 && close_indent == indent && close.starts_with(')') {
+                    out.push_str(value);
+                    out.push_str(close);
+                    i += 2;
+                }
             }
         }
         out.push('\n');
