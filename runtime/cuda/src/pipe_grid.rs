@@ -85,13 +85,49 @@ const HOST_ROUNDS_FIRST: u64 = 8;
 /// crossing a road network, a colouring's tail of priority steps) enter as before.
 const FAST_SHRINK: u64 = 2;
 
-/// Whether an outlined pipe over a worklist of `count` items, after `rounds_done` rounds from the host, the last of
-/// which began with `previous` items (0: none ran), enters its persistent kernel of `grid` blocks now (see
-/// [`LARGE_ROUND`], [`HOST_ROUNDS_FIRST`] and [`FAST_SHRINK`]).
-pub(crate) fn enters_pipe(count: u64, previous: u64, grid: u32, rounds_done: u64) -> bool {
-    count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND
-        && rounds_done >= HOST_ROUNDS_FIRST
-        && count.saturating_mul(FAST_SHRINK) >= previous
+/// Set to a number of microseconds in the environment, an outlined pipe is not entered in a round that follows one
+/// that took longer than that from the host (its launches and read-backs included; 0 or unset: the rule is off).
+/// Why: the kernel saves a round a launch and a read-back, 10–20 µs, but runs its sweeps on a grid sized for its
+/// barriers (a few blocks per multiprocessor), not for the work, and heavy rounds ran slower there: IPGC's rounds
+/// over kron22's hubs (`ipgc_hybrid` 15.5 ms with `outline`, 13.4 without, H200; `ipgc_data` 1.49 s against 1.18 s,
+/// H100), Suitor's last rounds on kron22 (6.9 against 5.8 ms, H100). The outlined loops' rule is the same with 100
+/// µs (`irgc_runtime::loop_gate::HEAVY_ROUND`), but for pipes it is off until measured: JP-LDF's rounds on kron22
+/// average about 100 µs from the host and run twice as fast in the kernel (291 against 152 ms), so where the line
+/// lies decides whether the rule wins or loses (`scripts/gpu-heavy-rounds.sh` measures it). A pipe is asked again
+/// every round, so one whose rounds get light enters then.
+pub const HEAVY_ROUND_VAR: &str = "IRGC_PIPE_HEAVY_US";
+
+/// The longest host round (seconds) after which a pipe may enter its kernel ([`HEAVY_ROUND_VAR`]; infinite when
+/// the rule is off).
+pub(crate) fn heavy_round() -> f64 {
+    match std::env::var(HEAVY_ROUND_VAR).ok().and_then(|v| v.trim().parse::<f64>().ok()) {
+        Some(us) if us > 0.0 => us * 1e-6,
+        _ => f64::INFINITY,
+    }
+}
+
+/// Where an outlined pipe stands when it is asked to enter its kernel: the rounds it ran from the host, and the
+/// last of them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PipeProgress {
+    /// Items in the worklist now.
+    pub count: u64,
+    /// Items when the last host round began (0: none ran).
+    pub previous: u64,
+    /// Rounds run from the host.
+    pub rounds_done: u64,
+    /// How long the last host round took (seconds; 0: none ran).
+    pub previous_seconds: f64,
+}
+
+/// Whether an outlined pipe at `p` enters its persistent kernel of `grid` blocks now, with rounds longer than
+/// `heavy` seconds kept on the host (see [`LARGE_ROUND`], [`HOST_ROUNDS_FIRST`], [`FAST_SHRINK`] and
+/// [`HEAVY_ROUND_VAR`]).
+pub(crate) fn enters_pipe(p: PipeProgress, grid: u32, heavy: f64) -> bool {
+    p.count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND
+        && p.rounds_done >= HOST_ROUNDS_FIRST
+        && p.count.saturating_mul(FAST_SHRINK) >= p.previous
+        && p.previous_seconds <= heavy
 }
 /// Set (to anything) in the environment, every outlined pipe enters its persistent kernel at its first round,
 /// whatever its size: what the GPU tests use to run the persistent kernels of pipes that would otherwise end, or
@@ -308,24 +344,43 @@ mod tests {
         assert_eq!(solo_items(&skewed, 8), 0, "a skewed graph's small rounds are hubs: the grid shares them");
     }
 
+    /// The loops' limit, the first to try for pipes.
+    const HEAVY_ROUND: f64 = irgc_runtime::loop_gate::HEAVY_ROUND;
+
+    /// A pipe `rounds_done` rounds in, at `count` items after a round of `previous` items that took 20 µs.
+    fn at(count: u64, previous: u64, rounds_done: u64) -> PipeProgress {
+        PipeProgress { count, previous, rounds_done, previous_seconds: 20e-6 }
+    }
+
     #[test]
     fn a_pipe_enters_its_kernel_only_when_small_and_after_its_first_rounds() {
         let grid = 264; // 132 multiprocessors, 2 blocks each
         let small = 1_000;
-        assert!(!enters_pipe(small, 0, grid, 0), "a short pipe's first rounds run from the host");
-        assert!(!enters_pipe(small, small, grid, HOST_ROUNDS_FIRST - 1));
-        assert!(enters_pipe(small, small, grid, HOST_ROUNDS_FIRST));
+        assert!(!enters_pipe(at(small, 0, 0), grid, HEAVY_ROUND), "a short pipe's first rounds run from the host");
+        assert!(!enters_pipe(at(small, small, HOST_ROUNDS_FIRST - 1), grid, HEAVY_ROUND));
+        assert!(enters_pipe(at(small, small, HOST_ROUNDS_FIRST), grid, HEAVY_ROUND));
         let large = u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND + 1;
-        assert!(!enters_pipe(large, large, grid, 100), "a large round runs from the host");
+        assert!(!enters_pipe(at(large, large, 100), grid, HEAVY_ROUND), "a large round runs from the host");
     }
 
     #[test]
     fn a_pipe_whose_worklist_shrinks_fast_stays_on_the_host() {
         let grid = 264;
         let after = HOST_ROUNDS_FIRST;
-        assert!(!enters_pipe(400, 1_000, grid, after), "less than half the last round's items: about to end");
-        assert!(enters_pipe(500, 1_000, grid, after), "half of them: may go on for long");
-        assert!(enters_pipe(1_200, 1_000, grid, after), "a growing frontier enters");
-        assert!(!enters_pipe(1, 3, grid, after) && enters_pipe(2, 3, grid, after));
+        let enters = |count, previous| enters_pipe(at(count, previous, after), grid, HEAVY_ROUND);
+        assert!(!enters(400, 1_000), "less than half the last round's items: about to end");
+        assert!(enters(500, 1_000), "half of them: may go on for long");
+        assert!(enters(1_200, 1_000), "a growing frontier enters");
+        assert!(!enters(1, 3) && enters(2, 3));
+    }
+
+    #[test]
+    fn a_pipe_whose_last_round_was_heavy_stays_on_the_host() {
+        let grid = 264;
+        let heavy = PipeProgress { previous_seconds: 2e-3, ..at(584, 600, 40) };
+        assert!(!enters_pipe(heavy, grid, HEAVY_ROUND), "2 ms rounds over hubs: the launch is nothing to save");
+        assert!(enters_pipe(heavy, grid, f64::INFINITY), "the rule off");
+        let light = PipeProgress { previous_seconds: HEAVY_ROUND, ..heavy };
+        assert!(enters_pipe(light, grid, HEAVY_ROUND), "at the limit it enters");
     }
 }

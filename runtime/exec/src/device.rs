@@ -55,6 +55,9 @@ pub struct PipeRun<'a> {
     /// The worklist's item count when the last of those rounds began (0 before the first): with `count`, how
     /// fast the worklist is shrinking.
     pub previous_count: u64,
+    /// How long the last of those rounds took, launches and read-backs included (seconds; 0 before the first):
+    /// a device may keep heavy rounds out of a persistent kernel, whose grid is sized for its barriers.
+    pub previous_seconds: f64,
     /// The most rounds to keep a [`RoundRecord`] of (0: none, statistics are off).
     pub record_rounds: u64,
     /// Every host local's bits.

@@ -34,6 +34,17 @@ enum Outlined {
     Paused { rounds: u64 },
 }
 
+/// The rounds an outlined pipe has run from the host since the plan reached it, which the device's choice to
+/// enter its kernel looks at ([`PipeRun`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct HostRounds {
+    rounds_done: u64,
+    /// The worklist's item count when the last of them began (0 before the first).
+    previous_count: u64,
+    /// How long the last of them took (seconds; 0 before the first).
+    previous_seconds: f64,
+}
+
 /// How a block ended.
 enum Flow {
     Normal,
@@ -287,7 +298,8 @@ impl<'a, D: Device> Machine<'a, D> {
                     if let Some((p, g)) = &mut gate {
                         if let Next::Kernel(budget) = g.next() {
                             let started = Instant::now();
-                            match self.outlined_pipe(*p, None, (iterations, 0), &[], budget)? {
+                            let at = HostRounds { rounds_done: iterations, ..HostRounds::default() };
+                            match self.outlined_pipe(*p, None, at, &[], budget)? {
                                 Outlined::Done => break,
                                 Outlined::Declined => g.declined(),
                                 Outlined::Paused { rounds } => {
@@ -333,20 +345,18 @@ impl<'a, D: Device> Machine<'a, D> {
             HostStmt::Break => return Ok(Flow::Break),
             HostStmt::Continue => return Ok(Flow::Continue),
             HostStmt::Pipe { worklist, body, outlined } => {
-                let (mut rounds_done, mut previous) = (0, 0);
+                let mut last = HostRounds::default();
                 loop {
                     // Asked again every round: a device may run the first rounds as ordinary launches (large ones,
                     // or the first few of every pipe) and enter the persistent kernel later (see `Device::run_pipe`).
                     if let Some(p) = outlined {
-                        if self.outlined_pipe(*p, Some(*worklist), (rounds_done, previous), body, None)?
-                            == Outlined::Done
-                        {
+                        if self.outlined_pipe(*p, Some(*worklist), last, body, None)? == Outlined::Done {
                             return Ok(Flow::Normal);
                         }
                     }
-                    rounds_done += 1;
                     let size = self.worklist(*worklist)?.count;
-                    previous = size;
+                    last.rounds_done += 1;
+                    last.previous_count = size;
                     if size == 0 {
                         break;
                     }
@@ -357,7 +367,9 @@ impl<'a, D: Device> Machine<'a, D> {
                         Stats::keep(&mut self.stats.pipe_rounds, &mut self.stats.dropped, rec);
                     }
                     self.pipes_open += 1;
+                    let started = Instant::now();
                     let flow = self.block(body);
+                    last.previous_seconds = started.elapsed().as_secs_f64();
                     self.pipes_open -= 1;
                     if let Flow::Break = flow? {
                         break;
@@ -456,16 +468,16 @@ impl<'a, D: Device> Machine<'a, D> {
     }
 
     /// Runs outlined pipe `p` over worklist `w` (or outlined loop `p`, without) as one kernel if the device can
-    /// (and the options allow), after `rounds_done` rounds from the host, the last begun with `previous_count`
-    /// items (a loop: after `rounds_done` rounds wherever they ran, which numbers its records; the device is told
-    /// 0); a loop's trial runs at most `budget` rounds. Afterwards the host locals are the kernel's, the
+    /// (and the options allow), after the host rounds `last` says (a loop: after `last.rounds_done` rounds
+    /// wherever they ran, which numbers its records; the device is told 0); a loop's trial runs at most `budget`
+    /// rounds. Afterwards the host locals are the kernel's, the
     /// worklist is empty, and the launch count and round number have moved on as if the rounds had run from the
     /// host.
     fn outlined_pipe(
         &mut self,
         p: usize,
         w: Option<usize>,
-        (rounds_done, previous_count): (u64, u64),
+        last: HostRounds,
         body: &'a [HostStmt],
         budget: Option<u64>,
     ) -> Result<Outlined, RunError> {
@@ -512,8 +524,9 @@ impl<'a, D: Device> Machine<'a, D> {
             max_rounds,
             max_launches,
             retry_buffers,
-            rounds_done: if w.is_some() { rounds_done } else { 0 },
-            previous_count,
+            rounds_done: if w.is_some() { last.rounds_done } else { 0 },
+            previous_count: last.previous_count,
+            previous_seconds: last.previous_seconds,
             record_rounds,
             locals: &self.locals,
         };
@@ -531,7 +544,7 @@ impl<'a, D: Device> Machine<'a, D> {
         let name = w.map(|w| self.mem.worklists[w].name.clone());
         let what = name.as_ref().map_or("loop".to_string(), |n| format!("pipe over {n}"));
         if w.is_none() {
-            self.keep_loop_records(rounds_done, &end.records);
+            self.keep_loop_records(last.rounds_done, &end.records);
         }
         if let Some(w) = w {
             self.keep_round_records(w, &end.records);

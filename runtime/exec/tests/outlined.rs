@@ -25,8 +25,8 @@ struct Scripted<'k> {
     asked: RefCell<Vec<Asked>>,
     /// The rounds each request asked to be recorded.
     asked_records: RefCell<Vec<u64>>,
-    /// Each request's host rounds so far, and the item count the last of them began with.
-    asked_progress: RefCell<Vec<(u64, u64)>>,
+    /// Each request's host rounds so far, the item count the last of them began with, and how long it took.
+    asked_progress: RefCell<Vec<(u64, u64, f64)>>,
     /// How long each answer takes (a kernel slower than the host's rounds).
     delay: std::time::Duration,
 }
@@ -43,7 +43,7 @@ impl Device for Scripted<'_> {
     fn run_pipe(&mut self, run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
         self.asked.borrow_mut().push((run.count, run.max_rounds, run.locals.to_vec()));
         self.asked_records.borrow_mut().push(run.record_rounds);
-        self.asked_progress.borrow_mut().push((run.rounds_done, run.previous_count));
+        self.asked_progress.borrow_mut().push((run.rounds_done, run.previous_count, run.previous_seconds));
         if self.asked.borrow().len() <= self.declines {
             return Ok(None);
         }
@@ -79,7 +79,7 @@ struct Outcome {
     result: Result<(Vec<u64>, u64, Vec<irgc_runtime::OutlinedRun>), RunError>,
     asked: Vec<Asked>,
     asked_records: Vec<u64>,
-    asked_progress: Vec<(u64, u64)>,
+    asked_progress: Vec<(u64, u64, f64)>,
     stats: Option<irgc_runtime::Stats>,
 }
 
@@ -220,9 +220,14 @@ fn without_outlining_the_pipe_runs_round_by_round() {
 #[test]
 fn a_declining_device_is_told_how_many_rounds_ran_and_what_the_last_began_with() {
     // The path's BFS: one item a round (its frontier), 5 host rounds; the device judges from these whether the
-    // worklist is shrinking fast (`FAST_SHRINK` in irgc-cuda).
+    // worklist is shrinking fast (`FAST_SHRINK` in irgc-cuda), and whether its rounds are heavy (`HEAVY_ROUND`).
     let out = run_scripted(None, options());
-    assert_eq!(out.asked_progress, vec![(0, 0), (1, 1), (2, 1), (3, 1), (4, 1)]);
+    let counts: Vec<(u64, u64)> = out.asked_progress.iter().map(|&(r, c, _)| (r, c)).collect();
+    assert_eq!(counts, vec![(0, 0), (1, 1), (2, 1), (3, 1), (4, 1)]);
+    assert_eq!(out.asked_progress[0].2, 0.0, "no host round has run before the first request");
+    for &(round, _, seconds) in &out.asked_progress[1..] {
+        assert!(seconds > 0.0 && seconds < 10.0, "host round {round} took {seconds} s");
+    }
 }
 
 /// Outlined pipe 0 as a loop (no worklist), one launch a round.
