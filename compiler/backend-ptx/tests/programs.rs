@@ -129,23 +129,32 @@ fn kernel_per_thread_ptx_has_the_same_entries() {
 #[test]
 fn compile_time_per_program() {
     // A guard against blow-ups (a body is copied per schedule level, per unrolled iteration and per flat twin, so a
-    // rule gone wrong multiplies code), not a speed measurement: the bounds are about three times the largest
-    // program's time (louvain_local, whose `move_large` spreads four loops over the block, two of them unrolled:
-    // ~1.4 s in a release build on an idle 2-core machine, twice that while the rest of the suite runs beside it).
+    // rule gone wrong multiplies code), not a speed measurement. The bound is relative, to `bfs_worklist`'s time in
+    // the same process (the machine's speed, and what else the suite runs beside it, cancel out; absolute bounds
+    // failed on a slower 2-core machine): 50 times it. The largest is ipgc_hybrid since its rewrite (2026-12-06),
+    // about 18 times (debug build, 2 cores): `assign_large` spreads six loops over the block, five of them combining five locals, and
+    // the persistent kernel inlines it again (9.5 s in a release build on an idle 2-core machine, 0.7 s with
+    // `--disable-pass np`; a known cost, left open in docs/optimizer.md, "What each pass will not do (yet)").
     // `irgc compile --time-passes` and the printed times below are the measurement.
-    let limit = if cfg!(debug_assertions) { 12.0 } else { 5.0 };
-    for p in programs() {
+    let best_of_three = |p: &Program| {
         // Once to warm up (target initialisation), then the best of three.
         irgc_backend_ptx::compile(&p.module, &options("sm_90")).unwrap();
-        let secs = (0..3)
+        (0..3)
             .map(|_| {
                 let start = std::time::Instant::now();
                 irgc_backend_ptx::compile(&p.module, &options("sm_90")).unwrap();
                 start.elapsed().as_secs_f64()
             })
-            .fold(f64::INFINITY, f64::min);
-        eprintln!("{}: {:.1} ms", p.name, secs * 1e3);
-        assert!(secs < limit, "{} took {secs:.3} s", p.name);
+            .fold(f64::INFINITY, f64::min)
+    };
+    let all = programs();
+    let reference = all.iter().find(|p| p.name.ends_with("bfs_worklist.irg")).expect("bfs_worklist is shipped");
+    let unit = best_of_three(reference);
+    eprintln!("reference {}: {:.1} ms", reference.name, unit * 1e3);
+    for p in &all {
+        let secs = best_of_three(p);
+        eprintln!("{}: {:.1} ms ({:.1}x the reference)", p.name, secs * 1e3, secs / unit);
+        assert!(secs < 50.0 * unit, "{} took {secs:.3} s, {:.1} times {}", p.name, secs / unit, reference.name);
     }
 }
 
