@@ -132,10 +132,10 @@ fn compile_time_per_program() {
     // rule gone wrong multiplies code), not a speed measurement. The bound is relative, to `bfs_worklist`'s time in
     // the same process (the machine's speed, and what else the suite runs beside it, cancel out; absolute bounds
     // failed on a slower 2-core machine): 50 times it. The largest is ipgc_hybrid since its rewrite (2026-12-06),
-    // about 18 times (debug build, 2 cores): `assign_large` spreads six loops over the block, five of them combining five locals, and
-    // the persistent kernel inlines it again (9.5 s in a release build on an idle 2-core machine, 0.7 s with
-    // `--disable-pass np`; a known cost, left open in docs/optimizer.md, "What each pass will not do (yet)").
-    // `irgc compile --time-passes` and the printed times below are the measurement.
+    // about 18 times (debug build, 2 cores): `assign_large` spreads six loops over the block, five of them
+    // combining five locals, and the persistent kernel inlines it again (9.5 s in a release build on an idle
+    // 2-core machine, 0.7 s with `--disable-pass np`; a known cost, left open in docs/optimizer.md, "What each
+    // pass will not do (yet)"). `irgc compile --time-passes` and the printed times below are the measurement.
     let best_of_three = |p: &Program| {
         // Once to warm up (target initialisation), then the best of three.
         irgc_backend_ptx::compile(&p.module, &options("sm_90")).unwrap();
