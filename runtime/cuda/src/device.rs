@@ -24,7 +24,7 @@ use crate::gpu::Gpu;
 use crate::pack::{fill_plan, pack, unpack, Fill};
 use crate::pipe_grid::{
     enters_pipe, has_entry, heavy_round, pipe_cluster, pipe_entry, resident_grid, skewed, solo_items, PipeEntry,
-    PipeProgress, ENTER_PIPES_AT_ONCE, LOOP_BLOCKS_PER_SM, PIPE_BLOCKS_PER_SM, PIPE_CLUSTER_VAR,
+    ENTER_PIPES_AT_ONCE, LOOP_BLOCKS_PER_SM, PIPE_BLOCKS_PER_SM, PIPE_CLUSTER_VAR,
 };
 use crate::shape::{block_threads, dealing_shape, launch_shape, FORALL_BLOCK};
 use crate::slots::SlotTable;
@@ -560,13 +560,7 @@ impl Device for CudaDevice {
         // its worklist has shrunk (pipes seeded with every node: matching, colouring) and it has run
         // `HOST_ROUNDS_FIRST` rounds (short pipes never enter it).
         let at_once = std::env::var_os(ENTER_PIPES_AT_ONCE).is_some();
-        let progress = PipeProgress {
-            count: run.count,
-            previous: run.previous_count,
-            rounds_done: run.rounds_done,
-            previous_seconds: run.previous_seconds,
-        };
-        if run.desc.worklist.is_some() && !at_once && !enters_pipe(progress, grid, heavy_round()) {
+        if run.desc.worklist.is_some() && !at_once && !enters_pipe(run.count, &run.host, grid, heavy_round()) {
             return Ok(None);
         }
         self.upload_slots(None, ctx)?;

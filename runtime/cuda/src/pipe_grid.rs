@@ -13,6 +13,7 @@ use crate::error::CudaError;
 use crate::gpu::Gpu;
 use crate::shape::FORALL_BLOCK;
 use irgc_artifact::Layout;
+use irgc_runtime::HostRounds;
 
 /// An outlined pipe's entry, loaded, with the grid it runs on.
 pub(crate) struct PipeEntry {
@@ -106,28 +107,14 @@ pub(crate) fn heavy_round() -> f64 {
     }
 }
 
-/// Where an outlined pipe stands when it is asked to enter its kernel: the rounds it ran from the host, and the
-/// last of them.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct PipeProgress {
-    /// Items in the worklist now.
-    pub count: u64,
-    /// Items when the last host round began (0: none ran).
-    pub previous: u64,
-    /// Rounds run from the host.
-    pub rounds_done: u64,
-    /// How long the last host round took (seconds; 0: none ran).
-    pub previous_seconds: f64,
-}
-
-/// Whether an outlined pipe at `p` enters its persistent kernel of `grid` blocks now, with rounds longer than
-/// `heavy` seconds kept on the host (see [`LARGE_ROUND`], [`HOST_ROUNDS_FIRST`], [`FAST_SHRINK`] and
-/// [`HEAVY_ROUND_VAR`]).
-pub(crate) fn enters_pipe(p: PipeProgress, grid: u32, heavy: f64) -> bool {
-    p.count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND
-        && p.rounds_done >= HOST_ROUNDS_FIRST
-        && p.count.saturating_mul(FAST_SHRINK) >= p.previous
-        && p.previous_seconds <= heavy
+/// Whether an outlined pipe over a worklist of `count` items, after the rounds `host` ran from the host, enters its
+/// persistent kernel of `grid` blocks now, with rounds longer than `heavy` seconds kept on the host (see
+/// [`LARGE_ROUND`], [`HOST_ROUNDS_FIRST`], [`FAST_SHRINK`] and [`HEAVY_ROUND_VAR`]).
+pub(crate) fn enters_pipe(count: u64, host: &HostRounds, grid: u32, heavy: f64) -> bool {
+    count <= u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND
+        && host.rounds_done >= HOST_ROUNDS_FIRST
+        && count.saturating_mul(FAST_SHRINK) >= host.previous_count
+        && host.previous_seconds <= heavy
 }
 /// Set (to anything) in the environment, every outlined pipe enters its persistent kernel at its first round,
 /// whatever its size: what the GPU tests use to run the persistent kernels of pipes that would otherwise end, or
@@ -347,27 +334,27 @@ mod tests {
     /// The loops' limit, the first to try for pipes.
     const HEAVY_ROUND: f64 = irgc_runtime::loop_gate::HEAVY_ROUND;
 
-    /// A pipe `rounds_done` rounds in, at `count` items after a round of `previous` items that took 20 µs.
-    fn at(count: u64, previous: u64, rounds_done: u64) -> PipeProgress {
-        PipeProgress { count, previous, rounds_done, previous_seconds: 20e-6 }
+    /// A pipe `rounds_done` rounds in, the last of `previous` items, which took 20 µs.
+    fn at(previous: u64, rounds_done: u64) -> HostRounds {
+        HostRounds { rounds_done, previous_count: previous, previous_seconds: 20e-6 }
     }
 
     #[test]
     fn a_pipe_enters_its_kernel_only_when_small_and_after_its_first_rounds() {
         let grid = 264; // 132 multiprocessors, 2 blocks each
         let small = 1_000;
-        assert!(!enters_pipe(at(small, 0, 0), grid, HEAVY_ROUND), "a short pipe's first rounds run from the host");
-        assert!(!enters_pipe(at(small, small, HOST_ROUNDS_FIRST - 1), grid, HEAVY_ROUND));
-        assert!(enters_pipe(at(small, small, HOST_ROUNDS_FIRST), grid, HEAVY_ROUND));
+        assert!(!enters_pipe(small, &at(0, 0), grid, HEAVY_ROUND), "a short pipe's first rounds run from the host");
+        assert!(!enters_pipe(small, &at(small, HOST_ROUNDS_FIRST - 1), grid, HEAVY_ROUND));
+        assert!(enters_pipe(small, &at(small, HOST_ROUNDS_FIRST), grid, HEAVY_ROUND));
         let large = u64::from(grid) * u64::from(FORALL_BLOCK) * LARGE_ROUND + 1;
-        assert!(!enters_pipe(at(large, large, 100), grid, HEAVY_ROUND), "a large round runs from the host");
+        assert!(!enters_pipe(large, &at(large, 100), grid, HEAVY_ROUND), "a large round runs from the host");
     }
 
     #[test]
     fn a_pipe_whose_worklist_shrinks_fast_stays_on_the_host() {
         let grid = 264;
         let after = HOST_ROUNDS_FIRST;
-        let enters = |count, previous| enters_pipe(at(count, previous, after), grid, HEAVY_ROUND);
+        let enters = |count, previous| enters_pipe(count, &at(previous, after), grid, HEAVY_ROUND);
         assert!(!enters(400, 1_000), "less than half the last round's items: about to end");
         assert!(enters(500, 1_000), "half of them: may go on for long");
         assert!(enters(1_200, 1_000), "a growing frontier enters");
@@ -377,10 +364,10 @@ mod tests {
     #[test]
     fn a_pipe_whose_last_round_was_heavy_stays_on_the_host() {
         let grid = 264;
-        let heavy = PipeProgress { previous_seconds: 2e-3, ..at(584, 600, 40) };
-        assert!(!enters_pipe(heavy, grid, HEAVY_ROUND), "2 ms rounds over hubs: the launch is nothing to save");
-        assert!(enters_pipe(heavy, grid, f64::INFINITY), "the rule off");
-        let light = PipeProgress { previous_seconds: HEAVY_ROUND, ..heavy };
-        assert!(enters_pipe(light, grid, HEAVY_ROUND), "at the limit it enters");
+        let heavy = HostRounds { previous_seconds: 2e-3, ..at(600, 40) };
+        assert!(!enters_pipe(584, &heavy, grid, HEAVY_ROUND), "2 ms rounds over hubs: the launch is nothing to save");
+        assert!(enters_pipe(584, &heavy, grid, f64::INFINITY), "the rule off");
+        let light = HostRounds { previous_seconds: HEAVY_ROUND, ..heavy };
+        assert!(enters_pipe(584, &light, grid, HEAVY_ROUND), "at the limit it enters");
     }
 }

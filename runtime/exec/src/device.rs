@@ -35,6 +35,19 @@ pub struct Launched {
     pub seconds: f64,
 }
 
+/// The rounds an outlined pipe has run from the host since the plan reached it: what a device's choice to enter
+/// its persistent kernel looks at ([`PipeRun::host`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HostRounds {
+    pub rounds_done: u64,
+    /// The worklist's item count when the last of them began (0 before the first): with the count now, how fast
+    /// the worklist is shrinking.
+    pub previous_count: u64,
+    /// How long the last of them took, launches and read-backs included (seconds; 0 before the first): a device
+    /// may keep heavy rounds out of a persistent kernel, whose grid is sized for its barriers.
+    pub previous_seconds: f64,
+}
+
 /// An outlined `pipe` to run as one kernel (see [`irgc_artifact::PipeState`]).
 #[derive(Clone, Copy, Debug)]
 pub struct PipeRun<'a> {
@@ -49,15 +62,9 @@ pub struct PipeRun<'a> {
     pub max_launches: u64,
     /// The addresses of the worklist's two retry buffers (zeros without retries).
     pub retry_buffers: [u64; 2],
-    /// The rounds this pipe has already run from the host since the plan reached it (0 for an outlined loop,
-    /// whatever it ran: only a pipe's entry depends on it).
-    pub rounds_done: u64,
-    /// The worklist's item count when the last of those rounds began (0 before the first): with `count`, how
-    /// fast the worklist is shrinking.
-    pub previous_count: u64,
-    /// How long the last of those rounds took, launches and read-backs included (seconds; 0 before the first):
-    /// a device may keep heavy rounds out of a persistent kernel, whose grid is sized for its barriers.
-    pub previous_seconds: f64,
+    /// The rounds this pipe has already run from the host since the plan reached it (none for an outlined loop,
+    /// whatever it ran: only a pipe's entry depends on them).
+    pub host: HostRounds,
     /// The most rounds to keep a [`RoundRecord`] of (0: none, statistics are off).
     pub record_rounds: u64,
     /// Every host local's bits.

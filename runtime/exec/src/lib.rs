@@ -39,7 +39,7 @@ use irgc_graph::Csr;
 
 pub use bounds::{range_len, space_size};
 pub use cpu::{CpuDevice, MIN_CHUNK};
-pub use device::{ContractJob, Contracted, Device, DeviceBuffer, Launched, PipeEnd, PipeRun, RoundRecord};
+pub use device::{ContractJob, Contracted, Device, DeviceBuffer, HostRounds, Launched, PipeEnd, PipeRun, RoundRecord};
 pub use error::RunError;
 pub use fit::{fit_graph, overflow_warning, Fitted};
 pub use output::{

@@ -14,7 +14,7 @@ use std::time::Instant;
 use irgc_artifact::{Artifact, AutoHybrid, BinaryOp, HostExpr, HostStmt, Layout, PipeState, Scalar};
 
 use crate::context;
-use crate::device::{Device, DeviceBuffer, PipeRun};
+use crate::device::{Device, DeviceBuffer, HostRounds, PipeRun};
 use crate::error::RunError;
 use crate::eval::{self, Env};
 use crate::loop_gate::{LoopGate, Next};
@@ -32,17 +32,6 @@ enum Outlined {
     Done,
     /// A loop's trial ran this many rounds and the loop goes on.
     Paused { rounds: u64 },
-}
-
-/// The rounds an outlined pipe has run from the host since the plan reached it, which the device's choice to
-/// enter its kernel looks at ([`PipeRun`]).
-#[derive(Clone, Copy, Debug, Default)]
-struct HostRounds {
-    rounds_done: u64,
-    /// The worklist's item count when the last of them began (0 before the first).
-    previous_count: u64,
-    /// How long the last of them took (seconds; 0 before the first).
-    previous_seconds: f64,
 }
 
 /// How a block ended.
@@ -469,10 +458,9 @@ impl<'a, D: Device> Machine<'a, D> {
 
     /// Runs outlined pipe `p` over worklist `w` (or outlined loop `p`, without) as one kernel if the device can
     /// (and the options allow), after the host rounds `last` says (a loop: after `last.rounds_done` rounds
-    /// wherever they ran, which numbers its records; the device is told 0); a loop's trial runs at most `budget`
-    /// rounds. Afterwards the host locals are the kernel's, the
-    /// worklist is empty, and the launch count and round number have moved on as if the rounds had run from the
-    /// host.
+    /// wherever they ran, which numbers its records; the device is told none); a loop's trial runs at most
+    /// `budget` rounds. Afterwards the host locals are the kernel's, the worklist is empty, and the launch count
+    /// and round number have moved on as if the rounds had run from the host.
     fn outlined_pipe(
         &mut self,
         p: usize,
@@ -524,9 +512,7 @@ impl<'a, D: Device> Machine<'a, D> {
             max_rounds,
             max_launches,
             retry_buffers,
-            rounds_done: if w.is_some() { last.rounds_done } else { 0 },
-            previous_count: last.previous_count,
-            previous_seconds: last.previous_seconds,
+            host: if w.is_some() { last } else { HostRounds::default() },
             record_rounds,
             locals: &self.locals,
         };

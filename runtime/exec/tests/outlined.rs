@@ -11,7 +11,9 @@ use std::cell::RefCell;
 use common::*;
 use irgc_artifact::*;
 use irgc_runtime::loop_gate::{HOST_ROUNDS_FIRST, MAX_TRIAL};
-use irgc_runtime::{CpuDevice, Device, DeviceRequest, Launched, LoopOutlining, PipeEnd, PipeRun, RunError, RunOptions};
+use irgc_runtime::{
+    CpuDevice, Device, DeviceRequest, HostRounds, Launched, LoopOutlining, PipeEnd, PipeRun, RunError, RunOptions,
+};
 
 /// What a request handed the device: the worklist's count, the most rounds it may run, the host locals.
 type Asked = (u64, u64, Vec<u64>);
@@ -25,8 +27,8 @@ struct Scripted<'k> {
     asked: RefCell<Vec<Asked>>,
     /// The rounds each request asked to be recorded.
     asked_records: RefCell<Vec<u64>>,
-    /// Each request's host rounds so far, the item count the last of them began with, and how long it took.
-    asked_progress: RefCell<Vec<(u64, u64, f64)>>,
+    /// Each request's host rounds so far.
+    asked_progress: RefCell<Vec<HostRounds>>,
     /// How long each answer takes (a kernel slower than the host's rounds).
     delay: std::time::Duration,
 }
@@ -43,7 +45,7 @@ impl Device for Scripted<'_> {
     fn run_pipe(&mut self, run: PipeRun<'_>, _ctx: &[u64]) -> Result<Option<PipeEnd>, RunError> {
         self.asked.borrow_mut().push((run.count, run.max_rounds, run.locals.to_vec()));
         self.asked_records.borrow_mut().push(run.record_rounds);
-        self.asked_progress.borrow_mut().push((run.rounds_done, run.previous_count, run.previous_seconds));
+        self.asked_progress.borrow_mut().push(run.host);
         if self.asked.borrow().len() <= self.declines {
             return Ok(None);
         }
@@ -79,7 +81,7 @@ struct Outcome {
     result: Result<(Vec<u64>, u64, Vec<irgc_runtime::OutlinedRun>), RunError>,
     asked: Vec<Asked>,
     asked_records: Vec<u64>,
-    asked_progress: Vec<(u64, u64, f64)>,
+    asked_progress: Vec<HostRounds>,
     stats: Option<irgc_runtime::Stats>,
 }
 
@@ -222,10 +224,11 @@ fn a_declining_device_is_told_how_many_rounds_ran_and_what_the_last_began_with()
     // The path's BFS: one item a round (its frontier), 5 host rounds; the device judges from these whether the
     // worklist is shrinking fast (`FAST_SHRINK` in irgc-cuda), and whether its rounds are heavy (`HEAVY_ROUND`).
     let out = run_scripted(None, options());
-    let counts: Vec<(u64, u64)> = out.asked_progress.iter().map(|&(r, c, _)| (r, c)).collect();
+    let counts: Vec<(u64, u64)> = out.asked_progress.iter().map(|h| (h.rounds_done, h.previous_count)).collect();
     assert_eq!(counts, vec![(0, 0), (1, 1), (2, 1), (3, 1), (4, 1)]);
-    assert_eq!(out.asked_progress[0].2, 0.0, "no host round has run before the first request");
-    for &(round, _, seconds) in &out.asked_progress[1..] {
+    assert_eq!(out.asked_progress[0].previous_seconds, 0.0, "no host round has run before the first request");
+    for h in &out.asked_progress[1..] {
+        let (round, seconds) = (h.rounds_done, h.previous_seconds);
         assert!(seconds > 0.0 && seconds < 10.0, "host round {round} took {seconds} s");
     }
 }
