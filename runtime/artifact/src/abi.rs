@@ -203,8 +203,12 @@ pub fn rolled_entry(name: &str) -> String {
 
 /// Whether a graph of `num_nodes` nodes, `num_edges` edges and largest out-degree `max_degree` is skewed enough
 /// for the nested-parallelism schedules: some node has at least 32 edges (a warp's worth) and at least 4 times the
-/// mean degree. On graphs of even degrees (road networks, grids, uniform random graphs) sharing a range costs
-/// more than it saves: measured on an H100, up to 35% slower (`docs/optimizer.md`).
+/// mean degree. On graphs of even degrees (road networks, grids, uniform random graphs) sharing a range cost
+/// more than it saved when this was set: measured on an H100, up to 35% slower (`docs/optimizer.md`). Measured
+/// again with the schedules of today, it is wrong both ways on the wide even graphs (rgg22, urand22: the worklist
+/// programs twice as fast with the schedules, Louvain and the topology sweeps up to 64% slower), which
+/// `IRGC_SKEWED` (`irgc_runtime`'s context) lets a run override until a per-kernel rule replaces it
+/// (`docs/optimizer.md`, "The skew rule, measured").
 pub fn skewed(num_nodes: u64, num_edges: u64, max_degree: u64) -> bool {
     max_degree >= 32 && max_degree.saturating_mul(num_nodes.max(1)) >= num_edges.saturating_mul(4)
 }

@@ -30,7 +30,7 @@ pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memo
     ctx[Layout::SRC] = mem.sources.as_ref().map_or(0, |b| b.address());
     ctx[Layout::NUM_NODES] = mem.num_nodes;
     ctx[Layout::NUM_EDGES] = mem.num_edges;
-    ctx[Layout::SKEWED] = u64::from(irgc_artifact::skewed(mem.num_nodes, mem.num_edges, mem.max_degree));
+    ctx[Layout::SKEWED] = u64::from(skewed(mem));
     for (g, global) in mem.globals.iter().enumerate() {
         let at = layout.global(g);
         ctx[at] = global.buf.address();
@@ -39,6 +39,25 @@ pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memo
     }
     for w in 0..mem.worklists.len() {
         sync_worklist(ctx, layout, mem, w);
+    }
+}
+
+/// Set to `0` or `1` in the environment, whether the graph counts as skewed (the nested-parallelism schedules and
+/// their grids run on a skewed graph, the flat entries elsewhere) in place of [`irgc_artifact::skewed`]'s rule: the
+/// knob that measures that rule (`docs/optimizer.md`). Any other value is ignored.
+pub const SKEWED_VAR: &str = "IRGC_SKEWED";
+
+fn skewed<B: DeviceBuffer>(mem: &Memory<B>) -> bool {
+    let rule = || irgc_artifact::skewed(mem.num_nodes, mem.num_edges, mem.max_degree);
+    skewed_as_set(std::env::var(SKEWED_VAR).ok().as_deref(), rule)
+}
+
+/// [`SKEWED_VAR`]'s value `set` decides, else the `rule`.
+fn skewed_as_set(set: Option<&str>, rule: impl FnOnce() -> bool) -> bool {
+    match set.map(str::trim) {
+        Some("0") => false,
+        Some("1") => true,
+        _ => rule(),
     }
 }
 
@@ -57,4 +76,19 @@ pub fn sync_worklist<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Me
     ctx[slot(WorklistSlot::RetryItems)] = wl.retry.as_ref().map_or(0, |r| r[wl.retry_cur].address());
     ctx[slot(WorklistSlot::RetryCount)] = counters + 8 * Worklist::<B>::RETRY_COUNT as u64;
     ctx[slot(WorklistSlot::Overflow)] = counters + 8 * Worklist::<B>::OVERFLOW as u64;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::skewed_as_set;
+
+    #[test]
+    fn the_skew_knob_overrides_the_rule_only_when_it_says_0_or_1() {
+        assert!(!skewed_as_set(Some("0"), || true));
+        assert!(skewed_as_set(Some(" 1"), || false));
+        for other in [None, Some(""), Some("yes"), Some("2")] {
+            assert!(skewed_as_set(other, || true), "{other:?}");
+            assert!(!skewed_as_set(other, || false), "{other:?}");
+        }
+    }
 }
