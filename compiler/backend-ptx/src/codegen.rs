@@ -15,7 +15,7 @@ use inkwell::types::{BasicMetadataTypeEnum, BasicType, BasicTypeEnum, StructType
 use inkwell::values::{BasicValueEnum, FunctionValue, PointerValue};
 use inkwell::{AddressSpace, OptimizationLevel};
 use irgc_artifact::{flat_entry, rolled_entry, Layout};
-use irgc_front::ir::{BodyView, DeviceOp, Kernel, LocalType, Module, OutlinedLoop, Scalar, StmtKind};
+use irgc_front::ir::{BodyView, DeviceOp, Kernel, LocalType, Module, OutlinedLoop, Scalar};
 use std::sync::Once;
 
 /// The PTX ISA version asked of LLVM: 8.0 (CUDA 12.0) covers `sm_90a` and every driver of the last years.
@@ -84,8 +84,13 @@ struct Gen<'c, 'm> {
     /// The device functions the flat entries call: lowered again when some function schedules a loop, else
     /// the same as `funcs`.
     flat_funcs: Vec<FunctionValue<'c>>,
+    /// The device functions the rolled entries call: lowered again one iteration a turn when some function holds
+    /// an unrolled loop, else the same as `funcs`.
+    rolled_funcs: Vec<FunctionValue<'c>>,
     /// Per device function: whether it (or a function it calls) holds a scheduled nested loop.
     fn_scheduled: Vec<bool>,
+    /// Per device function: whether it (or a function it calls) holds an unrolled loop.
+    fn_unrolled: Vec<bool>,
     helpers: Helpers,
     /// Whether accesses are bounds-checked (`--check-bounds`).
     check_bounds: bool,
@@ -150,6 +155,7 @@ impl<'c> Gen<'c, '_> {
             funcs: match &frame.fns {
                 Some(set) => &set.funcs,
                 None if frame.form == Form::Flat => &self.flat_funcs,
+                None if frame.form == Form::Rolled => &self.rolled_funcs,
                 None => &self.funcs,
             },
             fn_slots: frame.fns.as_ref().map(|set| set.slots.clone()).unwrap_or_default(),
@@ -236,13 +242,12 @@ pub(crate) fn compile(m: &Module, opts: &Options, part: Part) -> Result<PtxOutpu
     let mut g = Gen::new(&c, m, &tm, opts.check_bounds);
     g.clusters = has_clusters(&opts.arch);
     let entries = g.declare_kernels(&chosen)?;
-    g.define_functions(false)?;
-    if g.fn_scheduled.contains(&true) {
-        g.define_functions(true)?;
-    } else {
-        // No function schedules a loop: the flat entries call the same functions.
-        g.flat_funcs = g.funcs.clone();
-    }
+    g.funcs = g.function_set("", Form::Scheduled, &[])?;
+    // Where no function schedules (unrolls) a loop, the flat (rolled) entries call the same functions.
+    g.flat_funcs =
+        if g.fn_scheduled.contains(&true) { g.function_set(".flat", Form::Flat, &[])? } else { g.funcs.clone() };
+    g.rolled_funcs =
+        if g.fn_unrolled.contains(&true) { g.function_set(".rolled", Form::Rolled, &[])? } else { g.funcs.clone() };
     let mut out = PtxOutput::default();
     for ((kh, k), twins) in m.kernels.iter().enumerate().filter(|(i, _)| chosen(*i)).map(|(_, k)| k).zip(entries) {
         let (threads, bytes) = g.define_kernel(kh, k, twins.entry, Form::Scheduled)?;
@@ -288,6 +293,7 @@ impl<'c, 'm> Gen<'c, 'm> {
         let ctx_ty = c.opaque_struct_type("irgc.ctx");
         ctx_ty.set_body(&slot_types, false);
         let fn_scheduled = crate::nested::scheduled_functions(m);
+        let fn_unrolled = crate::nested::unrolled_functions(m);
         Gen {
             c,
             lm,
@@ -296,7 +302,9 @@ impl<'c, 'm> Gen<'c, 'm> {
             ctx_ty,
             funcs: Vec::new(),
             flat_funcs: Vec::new(),
+            rolled_funcs: Vec::new(),
             fn_scheduled,
+            fn_unrolled,
             helpers: Helpers::default(),
             check_bounds,
             clusters: false,
@@ -311,16 +319,11 @@ impl<'c, 'm> Gen<'c, 'm> {
             && crate::nested::holds_schedule(&k.body.block, &self.fn_scheduled)
     }
 
-    /// Whether kernel `k` gets a rolled entry: its own body (not a function it calls) holds a loop the `unroll`
-    /// pass unrolled.
+    /// Whether kernel `k` gets a rolled entry: its body, or a function it calls, holds a loop the `unroll` pass
+    /// unrolled. Unrolled loops in functions raise the registers of every kernel that inlines them (`louvain_local`'s
+    /// `move_small`: 112 against 64, half the resident blocks), and the runtime keeps whichever entry is faster.
     fn kernel_unrolled(&self, k: &Kernel) -> bool {
-        let mut unrolled = false;
-        for s in &k.body.block {
-            s.visit(&mut |s| {
-                unrolled |= matches!(&s.kind, StmtKind::Op(DeviceOp::ForAll { unroll, .. }) if *unroll > 1);
-            });
-        }
-        unrolled
+        crate::nested::holds_unrolled(&k.body.block, &self.fn_unrolled)
     }
 
     /// Whether an outlined pipe gets a flat entry: one of the kernels it runs does.
@@ -365,22 +368,10 @@ impl<'c, 'm> Gen<'c, 'm> {
         Ok(entries)
     }
 
-    /// Declares every device function before any body (bodies call each other in any order), then defines them;
-    /// `flat`: the second set, for the flat entries.
-    fn define_functions(&mut self, flat: bool) -> Result<(), PtxError> {
-        let suffix = if flat { ".flat" } else { "" };
-        let funcs = self.function_set(suffix, flat, &[])?;
-        if flat {
-            self.flat_funcs = funcs;
-        } else {
-            self.funcs = funcs;
-        }
-        Ok(())
-    }
-
-    /// Declares and defines every device function under names ending in `suffix`, each taking the values of
-    /// context `slots` as extra parameters (see [`FnSet`]; none for the ordinary sets).
-    fn function_set(&mut self, suffix: &str, flat: bool, slots: &[usize]) -> Result<Vec<FunctionValue<'c>>, PtxError> {
+    /// Declares every device function under names ending in `suffix` before any body (bodies call each other in
+    /// any order), then defines them, lowered for entries of `form`, each taking the values of context `slots` as
+    /// extra parameters (see [`FnSet`]; none for the ordinary sets).
+    fn function_set(&mut self, suffix: &str, form: Form, slots: &[usize]) -> Result<Vec<FunctionValue<'c>>, PtxError> {
         let (c, m) = (self.c, self.m);
         let mut funcs = Vec::new();
         for (h, f) in m.functions.iter() {
@@ -406,7 +397,7 @@ impl<'c, 'm> Gen<'c, 'm> {
                 returns: Some(f.ret),
                 in_tile: false,
                 shared: vec![],
-                form: Form::flat_if(flat),
+                form,
                 fns: Some(FnSet { funcs: funcs.clone(), slots: slots.to_vec() }),
             };
             self.define(fv, f.body.view(), frame, |lw| {
@@ -516,7 +507,7 @@ impl<'c, 'm> Gen<'c, 'm> {
             Some(w) if m.functions.iter().any(|(h, _)| function_pushes(m, h.index(), w.index())) => {
                 let slots = crate::pipe::step_slots(&self.layout, Some(w.index()), &[]);
                 let suffix = format!(".pipe{}{}", pipe.index, if flat { ".flat" } else { "" });
-                Some(FnSet { funcs: self.function_set(&suffix, flat, &slots)?, slots })
+                Some(FnSet { funcs: self.function_set(&suffix, Form::flat_if(flat), &slots)?, slots })
             }
             _ => None,
         };

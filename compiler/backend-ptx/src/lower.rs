@@ -27,12 +27,13 @@ pub(crate) enum Form {
     /// Every nested-parallelism schedule in its thread ([`irgc_artifact::flat_entry`]): [`Lower::skewed`] is the
     /// constant `false`.
     Flat,
-    /// The body's own unrolled loops one iteration a turn ([`irgc_artifact::rolled_entry`], [`Lower::unroll_of`]).
+    /// Unrolled loops one iteration a turn, the body's and those of the functions it calls
+    /// ([`irgc_artifact::rolled_entry`], [`Lower::unroll_of`]).
     Rolled,
 }
 
 impl Form {
-    /// `Flat` for a flat entry, else `Scheduled` (device function sets and outlined pipes have no rolled form).
+    /// `Flat` for a flat entry, else `Scheduled` (outlined pipes have no rolled form).
     pub(crate) fn flat_if(flat: bool) -> Form {
         if flat {
             Form::Flat

@@ -78,12 +78,42 @@ fn writes_memory(block: &DeviceBlock) -> bool {
 /// Per device function of `m`: whether its body, or a function it calls (transitively), holds a nested loop with
 /// a schedule other than `thread`. Those, and the kernels and pipes that reach them, get a flat entry as well.
 pub(crate) fn scheduled_functions(m: &Module) -> Vec<bool> {
+    functions_holding(m, is_scheduled)
+}
+
+/// Whether `block` holds a scheduled nested loop, directly or through a call (`fns`: [`scheduled_functions`]).
+pub(crate) fn holds_schedule(block: &DeviceBlock, fns: &[bool]) -> bool {
+    holds(block, fns, is_scheduled)
+}
+
+/// Per device function of `m`: whether its body, or a function it calls (transitively), holds a loop the `unroll`
+/// pass unrolled. The kernels that reach one get a rolled entry as well, which calls these functions lowered
+/// again one iteration a turn.
+pub(crate) fn unrolled_functions(m: &Module) -> Vec<bool> {
+    functions_holding(m, is_unrolled)
+}
+
+/// Whether `block` holds an unrolled loop, directly or through a call (`fns`: [`unrolled_functions`]).
+pub(crate) fn holds_unrolled(block: &DeviceBlock, fns: &[bool]) -> bool {
+    holds(block, fns, is_unrolled)
+}
+
+fn is_scheduled(op: &DeviceOp) -> bool {
+    matches!(op, DeviceOp::ForAll { schedule, .. } if *schedule != Schedule::Thread)
+}
+
+fn is_unrolled(op: &DeviceOp) -> bool {
+    matches!(op, DeviceOp::ForAll { unroll, .. } if *unroll > 1)
+}
+
+/// Per device function of `m`: whether its body, or a function it calls (transitively), holds an op `wanted`
+/// picks. A fixpoint over the call graph (it is small, and calls may form cycles the validator reports elsewhere).
+fn functions_holding(m: &Module, wanted: fn(&DeviceOp) -> bool) -> Vec<bool> {
     let mut out = vec![false; m.functions.len()];
-    // A fixpoint over the call graph (it is small, and calls may form cycles the validator reports elsewhere).
     loop {
         let mut changed = false;
         for (h, f) in m.functions.iter() {
-            if !out[h.index()] && holds_schedule(&f.body.block, &out) {
+            if !out[h.index()] && holds(&f.body.block, &out, wanted) {
                 out[h.index()] = true;
                 changed = true;
             }
@@ -94,13 +124,13 @@ pub(crate) fn scheduled_functions(m: &Module) -> Vec<bool> {
     }
 }
 
-/// Whether `block` holds a scheduled nested loop, directly or through a call (`fns`: [`scheduled_functions`]).
-pub(crate) fn holds_schedule(block: &DeviceBlock, fns: &[bool]) -> bool {
+/// Whether `block` holds an op `wanted` picks, directly or through a call of a function `fns` marks.
+fn holds(block: &DeviceBlock, fns: &[bool], wanted: fn(&DeviceOp) -> bool) -> bool {
     let mut found = false;
     for s in block {
         s.visit(&mut |s| match &s.kind {
-            StmtKind::Op(DeviceOp::ForAll { schedule, .. }) if *schedule != Schedule::Thread => found = true,
             StmtKind::Op(DeviceOp::Call { function, .. }) if fns.get(function.index()) == Some(&true) => found = true,
+            StmtKind::Op(op) if wanted(op) => found = true,
             _ => {}
         });
     }

@@ -45,17 +45,10 @@ fn every_program_compiles_with_one_entry_per_kernel() {
                 .chain(pipes.iter().map(String::as_str))
                 .filter(|name| out.ptx.contains(&format!(".entry {}(", irgc_artifact::flat_entry(name))))
                 .count();
-            // And rolled twins, exactly for the kernels with an unrolled loop of their own.
+            // And rolled twins, exactly for the kernels with an unrolled loop of their own or in a function they call.
+            let unrolled_fns = unrolled_functions(&p.module);
             for (_, k) in p.module.kernels.iter() {
-                let mut unrolled = false;
-                for s in &k.body.block {
-                    s.visit(&mut |s| {
-                        unrolled |= matches!(
-                            &s.kind,
-                            irgc_front::ir::StmtKind::Op(irgc_front::ir::DeviceOp::ForAll { unroll, .. }) if *unroll > 1
-                        )
-                    });
-                }
+                let unrolled = holds_unrolled(&k.body.block, &unrolled_fns);
                 let entry = format!(".entry {}(", irgc_artifact::rolled_entry(&k.name));
                 assert_eq!(out.ptx.matches(&entry).count(), usize::from(unrolled), "{}: `{entry}`", p.name);
             }
@@ -208,4 +201,29 @@ fn grid_boards_belong_to_outlined_steps_only() {
         }
     }
     assert!(with_boards >= 2, "grid boards in {with_boards} programs");
+}
+
+/// Whether `block` holds a loop the `unroll` pass unrolled, or calls a function `fns` marks.
+fn holds_unrolled(block: &irgc_front::ir::DeviceBlock, fns: &[bool]) -> bool {
+    use irgc_front::ir::{DeviceOp, StmtKind};
+    let mut found = false;
+    for s in block {
+        s.visit(&mut |s| {
+            found |= match &s.kind {
+                StmtKind::Op(DeviceOp::ForAll { unroll, .. }) => *unroll > 1,
+                StmtKind::Op(DeviceOp::Call { function, .. }) => fns[function.index()],
+                _ => false,
+            }
+        });
+    }
+    found
+}
+
+/// Per device function: whether it, or a function it calls, holds an unrolled loop (marked until nothing changes).
+fn unrolled_functions(m: &irgc_front::ir::Module) -> Vec<bool> {
+    let mut marked = vec![false; m.functions.len()];
+    while let Some(h) = m.functions.iter().find(|(h, f)| !marked[h.index()] && holds_unrolled(&f.body.block, &marked)) {
+        marked[h.0.index()] = true;
+    }
+    marked
 }

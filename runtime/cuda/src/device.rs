@@ -39,8 +39,8 @@ struct Kernel {
     /// Its flat twin ([`irgc_artifact::flat_entry`]), launched on a graph that is not skewed; `None` when the
     /// kernel schedules no nested loop.
     flat: Option<CudaFunction>,
-    /// Its rolled twin ([`irgc_artifact::rolled_entry`]), when its own body has an unrolled loop, and which of the
-    /// two launches on a skewed graph.
+    /// Its rolled twin ([`irgc_artifact::rolled_entry`]), when its body or a function it calls has an unrolled
+    /// loop, and which of the two launches on a skewed graph.
     rolled: Option<CudaFunction>,
     unroll: UnrollChoice,
     /// The most threads per block the driver allows this kernel and its twins (fewer than 1024 when they use

@@ -12,9 +12,9 @@
 //! against 32, so 5 blocks an SM instead of 8), and on a graph whose work is mostly short ranges (rmatg22) the
 //! lost occupancy costs more than the unrolled hubs save (21% slower, measured with Nsight Compute: achieved
 //! occupancy 52% against 84%). No compile-time rule tells those graphs apart, so a kernel with an unrolled loop of
-//! its own also gets a *rolled* entry (`irgc_artifact::rolled_entry`), and on a skewed graph the runtime times
-//! one launch of each (two launches of equal size) and keeps the faster. Unrolled loops in device functions, and
-//! outlined pipes, have no rolled form yet.
+//! its own or in a function it calls also gets a *rolled* entry (`irgc_artifact::rolled_entry`), and on a skewed
+//! graph the runtime times one launch of each (two launches of equal size) and keeps the faster. Outlined pipes
+//! have no rolled form yet.
 //!
 //! What it transforms: every nested `forall` that `np` scheduled `warp` or `block` whose body has no store,
 //! atomic, push, retry, reduction or barrier and calls no function that has one (transitively). A body that
