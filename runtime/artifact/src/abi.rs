@@ -213,6 +213,26 @@ pub fn skewed(num_nodes: u64, num_edges: u64, max_degree: u64) -> bool {
     max_degree >= 32 && max_degree.saturating_mul(num_nodes.max(1)) >= num_edges.saturating_mul(4)
 }
 
+/// The values of the context's [`Layout::SKEWED`] slot. The device code only asks whether it is 0 (a scheduled
+/// entry then runs its nested loops in their threads); the runtime picks the entries from the value.
+pub struct Skew;
+
+impl Skew {
+    /// Degrees even: the flat twins run.
+    pub const EVEN: u64 = 0;
+    /// Degrees skewed ([`skewed`]): the scheduled entries run.
+    pub const SKEWED: u64 = 1;
+    /// Degrees even, but some node has a warp's worth of edges ([`wide`]): the scheduled entries run for the
+    /// launches and pipes that sweep a worklist, the flat twins for the rest. Only when asked for
+    /// (`IRGC_SKEWED=wide`) until measured on every program (`docs/optimizer.md`, "The skew rule, measured").
+    pub const WIDE: u64 = 2;
+}
+
+/// Whether a graph whose largest out-degree is `max_degree` has a node with a warp's worth of edges.
+pub fn wide(max_degree: u64) -> bool {
+    max_degree >= 32
+}
+
 /// The words of the bounds report (see [`Layout::bounds_report`]): the first out-of-bounds access of a launch,
 /// claimed by a compare-and-swap on [`BoundsReport::SITE`] so that one access reports, whole.
 pub struct BoundsReport;
@@ -246,8 +266,9 @@ impl Layout {
     pub const SRC: usize = 3;
     pub const NUM_NODES: usize = 4;
     pub const NUM_EDGES: usize = 5;
-    /// 1 when the graph's degrees are skewed enough for nested parallelism to pay ([`skewed`]), else 0: a
-    /// nested loop the `np` pass scheduled over a warp or block runs in its thread when this is 0.
+    /// 1 when the graph's degrees are skewed enough for nested parallelism to pay ([`skewed`]), else 0 (or 2
+    /// where asked: [`Skew::WIDE`]): a nested loop the `np` pass scheduled over a warp or block runs in its
+    /// thread when this is 0.
     pub const SKEWED: usize = 6;
     const FIXED: usize = 7;
 

@@ -23,7 +23,7 @@ use crate::error::{describe, device_error, CudaError};
 use crate::gpu::Gpu;
 use crate::pack::{fill_plan, pack, unpack, Fill};
 use crate::pipe_grid::{
-    enters_pipe, has_entry, heavy_round, pipe_cluster, pipe_entry, resident_grid, skewed, solo_items, PipeEntry,
+    enters_pipe, has_entry, heavy_round, pipe_cluster, pipe_entry, resident_grid, scheduled, solo_items, PipeEntry,
     ENTER_PIPES_AT_ONCE, LOOP_BLOCKS_PER_SM, PIPE_BLOCKS_PER_SM, PIPE_CLUSTER_VAR,
 };
 use crate::shape::{block_threads, dealing_shape, launch_shape, FORALL_BLOCK};
@@ -36,11 +36,11 @@ const PATTERN_SEED: u64 = 1 << 12;
 struct Kernel {
     name: String,
     function: CudaFunction,
-    /// Its flat twin ([`irgc_artifact::flat_entry`]), launched on a graph that is not skewed; `None` when the
+    /// Its flat twin ([`irgc_artifact::flat_entry`]), launched where the schedules do not run ([`scheduled`]); `None` when the
     /// kernel schedules no nested loop.
     flat: Option<CudaFunction>,
     /// Its rolled twin ([`irgc_artifact::rolled_entry`]), when its body or a function it calls has an unrolled
-    /// loop, and which of the two launches on a skewed graph.
+    /// loop, and which of the two launches where the schedules run.
     rolled: Option<CudaFunction>,
     unroll: UnrollChoice,
     /// The most threads per block the driver allows this kernel and its twins (fewer than 1024 when they use
@@ -48,7 +48,7 @@ struct Kernel {
     max_threads: u32,
 }
 
-/// Which of a kernel's entry (unrolled) and its rolled twin launches on a skewed graph: the first launch runs
+/// Which of a kernel's entry (unrolled) and its rolled twin launches where the schedules run: the first launch runs
 /// the unrolled entry, timed; the next launch of the same size runs the rolled one, timed; the faster is kept for
 /// the rest of the run (the unrolled one on a tie, or when no second launch of that size comes: a worklist
 /// sweep's launches differ in size, and their times say nothing about the entries).
@@ -462,7 +462,8 @@ impl Device for CudaDevice {
         if size == 0 {
             return Ok(Launched { bits: identity, seconds: 0.0 });
         }
-        let shape = if desc.deals && skewed(ctx) {
+        let scheduled = scheduled(ctx, matches!(desc.space, irgc_artifact::Space::Worklist(_)));
+        let shape = if desc.deals && scheduled {
             dealing_shape(&desc.space, size, self.gpu.sms)
         } else {
             launch_shape(&desc.space, size, self.gpu.sms)
@@ -487,8 +488,8 @@ impl Device for CudaDevice {
         // Untimed, the launch is queued and the host goes on: the next read (the worklist counters, a reduction's
         // result, the outputs) waits for it, in stream order. A failure then shows at that wait.
         let kernel = &self.kernels[k];
-        // The entry: the flat twin on a graph that is not skewed, else the unrolled or the rolled one.
-        let flat = kernel.flat.as_ref().filter(|_| !skewed(ctx));
+        // The entry: the flat twin where the schedules do not run, else the unrolled or the rolled one.
+        let flat = kernel.flat.as_ref().filter(|_| !scheduled);
         let trial = (flat.is_none() && kernel.rolled.is_some()).then(|| kernel.unroll.trial(size));
         let function = match (flat, &kernel.rolled, trial) {
             (Some(flat), ..) => flat,
@@ -548,13 +549,13 @@ impl Device for CudaDevice {
         let Some(Some(entry)) = self.pipes.get(run.pipe) else {
             return Ok(None);
         };
-        let skewed = skewed(ctx);
+        let scheduled = scheduled(ctx, run.desc.worklist.is_some());
         let pipe_grid = match &entry.flat {
-            Some(flat) if !skewed => flat,
+            Some(flat) if !scheduled => flat,
             _ => &entry.scheduled,
         };
         let function = pipe_grid.function.clone();
-        let (grid, cluster) = pipe_grid.shape.for_graph(skewed);
+        let (grid, cluster) = pipe_grid.shape.for_graph(scheduled);
         // A worklist larger than the persistent grid can hide latency for (it has a few blocks per
         // multiprocessor, an ordinary launch up to 8) runs its round from the host; the pipe enters the kernel once
         // its worklist has shrunk (pipes seeded with every node: matching, colouring) and it has run
@@ -574,7 +575,7 @@ impl Device for CudaDevice {
             }
         }
         words[PipeState::MAX_ROUNDS] = run.max_rounds;
-        words[PipeState::SOLO_ITEMS] = solo_items(ctx, cluster);
+        words[PipeState::SOLO_ITEMS] = solo_items(scheduled, cluster);
         words[PipeState::MAX_LAUNCHES] = run.max_launches;
         words[PipeState::RETRY_BUFFERS..PipeState::RETRY_BUFFERS + 2].copy_from_slice(&run.retry_buffers);
         words[PipeState::COUNTS] = run.count;

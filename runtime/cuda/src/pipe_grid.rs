@@ -12,7 +12,7 @@ use crate::driver;
 use crate::error::CudaError;
 use crate::gpu::Gpu;
 use crate::shape::FORALL_BLOCK;
-use irgc_artifact::Layout;
+use irgc_artifact::{Layout, Skew};
 use irgc_runtime::HostRounds;
 
 /// An outlined pipe's entry, loaded, with the grid it runs on.
@@ -42,11 +42,11 @@ pub(crate) struct GridShape {
 }
 
 impl GridShape {
-    /// The grid and cluster size of a launch on a graph that is `skewed` or not. Clusters only speed up the rounds
-    /// the first cluster runs alone, and a skewed graph has none (its small rounds are hubs: [`solo_items`]), so
-    /// there the default launches without them; a size asked for is kept.
-    pub fn for_graph(&self, skewed: bool) -> (u32, u32) {
-        if skewed && !self.asked {
+    /// The grid and cluster size of a launch of the `scheduled` entry or the flat twin ([`scheduled`]). Clusters only
+    /// speed up the rounds the first cluster runs alone, and the scheduled entry has none (on a skewed graph a small
+    /// round's items are hubs: [`solo_items`]), so it launches without them by default; a size asked for is kept.
+    pub fn for_graph(&self, scheduled: bool) -> (u32, u32) {
+        if scheduled && !self.asked {
             (self.unclustered, 1)
         } else {
             (self.grid, self.cluster)
@@ -54,10 +54,14 @@ impl GridShape {
     }
 }
 
-/// Whether the run's graph is skewed (the context's `SKEWED` slot): the scheduled entries run then, and the flat
-/// twins otherwise.
-pub(crate) fn skewed(ctx: &[u64]) -> bool {
-    ctx.get(Layout::SKEWED).is_some_and(|&v| v != 0)
+/// Whether a launch (or outlined pipe) takes its scheduled entry rather than its flat twin on the run's graph (the
+/// context's `SKEWED` slot, [`Skew`]): on a skewed graph always, on a wide one when it `sweeps_worklist`.
+pub(crate) fn scheduled(ctx: &[u64], sweeps_worklist: bool) -> bool {
+    match ctx.get(Layout::SKEWED).copied() {
+        Some(Skew::SKEWED) => true,
+        Some(Skew::WIDE) => sweeps_worklist,
+        _ => false,
+    }
 }
 
 /// Whether the PTX text declares entry `name` (asked before loading a flat twin, so that a kernel without one
@@ -191,10 +195,10 @@ pub(crate) fn pipe_cluster(value: Option<&str>, capability: (i32, i32), ptx: &st
     Ok(Clusters { blocks: if has_clusters { blocks } else { 1 }, asked: true })
 }
 
-/// The most items of a round the first block (or the first cluster of `cluster` blocks) runs alone, for a run
-/// whose context is `ctx`.
-pub(crate) fn solo_items(ctx: &[u64], cluster: u32) -> u64 {
-    if skewed(ctx) {
+/// The most items of a round the first block (or the first cluster of `cluster` blocks) runs alone, for a pipe
+/// that runs its `scheduled` entry or not (see [`scheduled`]).
+pub(crate) fn solo_items(scheduled: bool, cluster: u32) -> u64 {
+    if scheduled {
         return 0;
     }
     let set = std::env::var(SOLO_ITEMS_VAR).ok().and_then(|v| v.trim().parse().ok());
@@ -321,14 +325,25 @@ mod tests {
 
     #[test]
     fn a_cluster_runs_as_many_items_alone_as_its_blocks_hold() {
-        let plain = vec![0u64; Layout::SKEWED + 1];
-        let mut skewed = plain.clone();
-        skewed[Layout::SKEWED] = 1;
         if std::env::var_os(SOLO_ITEMS_VAR).is_none() {
-            assert_eq!(solo_items(&plain, 1), SOLO_ITEMS);
-            assert_eq!(solo_items(&plain, 8), 8 * SOLO_ITEMS);
+            assert_eq!(solo_items(false, 1), SOLO_ITEMS);
+            assert_eq!(solo_items(false, 8), 8 * SOLO_ITEMS);
         }
-        assert_eq!(solo_items(&skewed, 8), 0, "a skewed graph's small rounds are hubs: the grid shares them");
+        assert_eq!(solo_items(true, 8), 0, "a skewed graph's small rounds are hubs: the grid shares them");
+    }
+
+    #[test]
+    fn a_wide_graph_takes_the_schedules_only_where_a_worklist_is_swept() {
+        let ctx = |v: u64| {
+            let mut ctx = vec![0u64; Layout::SKEWED + 1];
+            ctx[Layout::SKEWED] = v;
+            ctx
+        };
+        for sweeps in [false, true] {
+            assert!(!scheduled(&ctx(Skew::EVEN), sweeps));
+            assert!(scheduled(&ctx(Skew::SKEWED), sweeps));
+            assert_eq!(scheduled(&ctx(Skew::WIDE), sweeps), sweeps);
+        }
     }
 
     /// The loops' limit, the first to try for pipes.

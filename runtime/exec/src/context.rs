@@ -30,7 +30,7 @@ pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memo
     ctx[Layout::SRC] = mem.sources.as_ref().map_or(0, |b| b.address());
     ctx[Layout::NUM_NODES] = mem.num_nodes;
     ctx[Layout::NUM_EDGES] = mem.num_edges;
-    ctx[Layout::SKEWED] = u64::from(skewed(mem));
+    ctx[Layout::SKEWED] = skew(mem);
     for (g, global) in mem.globals.iter().enumerate() {
         let at = layout.global(g);
         ctx[at] = global.buf.address();
@@ -42,22 +42,29 @@ pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memo
     }
 }
 
-/// Set to `0` or `1` in the environment, whether the graph counts as skewed (the nested-parallelism schedules and
-/// their grids run on a skewed graph, the flat entries elsewhere) in place of [`irgc_artifact::skewed`]'s rule: the
-/// knob that measures that rule (`docs/optimizer.md`). Any other value is ignored.
+/// Set in the environment, how the graph is classed for the nested-parallelism schedules (the context's `SKEWED`
+/// slot, [`irgc_artifact::Skew`]) in place of [`irgc_artifact::skewed`]'s rule: `0` even (the flat entries run),
+/// `1` skewed (the scheduled entries run), `wide` the rule's class, except that a graph it calls even but with a
+/// node of a warp's worth of edges is [`Skew::WIDE`](irgc_artifact::Skew::WIDE) (the worklist sweeps take the
+/// schedules). The knob that measures the rule (`docs/optimizer.md`, "The skew rule, measured"); any other value
+/// is ignored.
 pub const SKEWED_VAR: &str = "IRGC_SKEWED";
 
-fn skewed<B: DeviceBuffer>(mem: &Memory<B>) -> bool {
-    let rule = || irgc_artifact::skewed(mem.num_nodes, mem.num_edges, mem.max_degree);
-    skewed_as_set(std::env::var(SKEWED_VAR).ok().as_deref(), rule)
+fn skew<B: DeviceBuffer>(mem: &Memory<B>) -> u64 {
+    let rule = irgc_artifact::skewed(mem.num_nodes, mem.num_edges, mem.max_degree);
+    skew_as_set(std::env::var(SKEWED_VAR).ok().as_deref(), rule, irgc_artifact::wide(mem.max_degree))
 }
 
-/// [`SKEWED_VAR`]'s value `set` decides, else the `rule`.
-fn skewed_as_set(set: Option<&str>, rule: impl FnOnce() -> bool) -> bool {
+/// The `SKEWED` slot's value: as [`SKEWED_VAR`]'s value `set` says, else the `rule`'s (`wide`: whether the
+/// graph has a node of a warp's worth of edges).
+fn skew_as_set(set: Option<&str>, rule: bool, wide: bool) -> u64 {
+    use irgc_artifact::Skew;
     match set.map(str::trim) {
-        Some("0") => false,
-        Some("1") => true,
-        _ => rule(),
+        Some("0") => Skew::EVEN,
+        Some("1") => Skew::SKEWED,
+        Some("wide") if !rule && wide => Skew::WIDE,
+        _ if rule => Skew::SKEWED,
+        _ => Skew::EVEN,
     }
 }
 
@@ -80,15 +87,20 @@ pub fn sync_worklist<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Me
 
 #[cfg(test)]
 mod tests {
-    use super::skewed_as_set;
+    use super::skew_as_set;
+    use irgc_artifact::Skew;
 
     #[test]
-    fn the_skew_knob_overrides_the_rule_only_when_it_says_0_or_1() {
-        assert!(!skewed_as_set(Some("0"), || true));
-        assert!(skewed_as_set(Some(" 1"), || false));
-        for other in [None, Some(""), Some("yes"), Some("2")] {
-            assert!(skewed_as_set(other, || true), "{other:?}");
-            assert!(!skewed_as_set(other, || false), "{other:?}");
+    fn the_skew_knob_overrides_the_rule_as_it_says() {
+        for (rule, wide) in [(false, false), (false, true), (true, true)] {
+            assert_eq!(skew_as_set(Some("0"), rule, wide), Skew::EVEN);
+            assert_eq!(skew_as_set(Some(" 1"), rule, wide), Skew::SKEWED);
+            let ruled = if rule { Skew::SKEWED } else { Skew::EVEN };
+            for other in [None, Some(""), Some("yes"), Some("2")] {
+                assert_eq!(skew_as_set(other, rule, wide), ruled, "{other:?}");
+            }
+            let widened = if !rule && wide { Skew::WIDE } else { ruled };
+            assert_eq!(skew_as_set(Some("wide"), rule, wide), widened);
         }
     }
 }
