@@ -162,6 +162,7 @@ fn report(g: &LoadedGraph, format: &str, s: &GraphStats, analysis: Duration) -> 
         ),
     );
     line("diameter", diameter_text(&s.diameter, s.symmetric));
+    line("gpu inner loops", schedules_text(s));
     let _ = writeln!(o, "{} histogram (log2 bins):", if s.symmetric { "degree" } else { "out-degree" });
     histogram_text(&s.out_degree, &mut o);
     let _ = writeln!(
@@ -172,6 +173,31 @@ fn report(g: &LoadedGraph, format: &str, s: &GraphStats, analysis: Duration) -> 
         analysis.as_secs_f64()
     );
     o
+}
+
+/// How the GPU runs a program's inner loops over a node's edges on this graph (`irgc_artifact::skewed`): `skewed`
+/// (spread over a warp or block), `wide` (in their threads, but `IRGC_SKEWED=wide` would spread the worklist
+/// sweeps') or `even` (in their threads).
+fn schedules_class(s: &GraphStats) -> &'static str {
+    if irgc_artifact::skewed(s.nodes, s.edges, s.out_degree.max) {
+        "skewed"
+    } else if irgc_artifact::wide(s.out_degree.max) {
+        "wide"
+    } else {
+        "even"
+    }
+}
+
+fn schedules_text(s: &GraphStats) -> String {
+    match schedules_class(s) {
+        "skewed" => "spread over a warp or block where a node has many edges (the largest degree is at least 32 \
+                     and 4x the mean)"
+            .into(),
+        "wide" => "each in its thread (the largest degree is under 4x the mean); IRGC_SKEWED=1 spreads them, =wide \
+                   only in worklist sweeps"
+            .into(),
+        _ => "each in its thread (no node has 32 edges)".into(),
+    }
 }
 
 fn distribution_json(d: &Distribution) -> Value {
@@ -218,6 +244,7 @@ fn to_json(g: &LoadedGraph, format: &str, s: &GraphStats, analysis: Duration) ->
         "in_degree": s.in_degree.as_ref().map_or(Value::Null, distribution_json),
         "components": { "count": s.components, "largest": s.largest_component, "weakly": !s.symmetric },
         "diameter": diameter,
+        "gpu_inner_loops": schedules_class(s),
         "seconds": { "load": g.load_time.as_secs_f64(), "analysis": analysis.as_secs_f64() },
     })
 }

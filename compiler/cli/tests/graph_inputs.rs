@@ -101,6 +101,7 @@ fn info_reports_known_answers_as_text() {
         "in-degree        min 0, median 1, max 2, mean 1.00",
         "components       2 (weakly connected); the largest has 5 nodes (71.4%)",
         "diameter         4 in hops, ignoring edge direction (exact: 4 BFS sweeps bound it from both sides)",
+        "gpu inner loops  each in its thread (no node has 32 edges)",
         "out-degree histogram (log2 bins):",
     ] {
         assert!(text.contains(&format!("{line}\n")), "missing `{line}` in:\n{text}");
@@ -132,6 +133,24 @@ fn info_json_is_one_object_with_the_same_answers() {
     assert_eq!((v["symmetric"].as_bool(), v["self_loops"].as_u64()), (Some(true), Some(0)));
     assert_eq!(v["in_degree"], serde_json::Value::Null);
     assert_eq!(v["diameter"]["lower_bound"], 4);
+}
+
+#[test]
+fn info_says_how_the_gpu_runs_inner_loops_on_the_graph() {
+    // A star of 40 leaves: its hub has 40 edges, 20 times the mean (about 2). Every node of a 41-clique has 40
+    // edges, the mean: wide but even. A path: no node has 32 edges.
+    let star: String = (1..=40).map(|v| format!("0,{v}\n")).collect();
+    let clique: String =
+        (0..41).flat_map(|u| (0..41).filter(move |&v| v != u).map(move |v| format!("{u},{v}\n"))).collect();
+    for (name, edges, class) in
+        [("star.csv", star, "skewed"), ("clique.csv", clique, "wide"), ("path.csv", "0,1\n1,2\n".into(), "even")]
+    {
+        let g = file(name, &format!("src,dst\n{edges}"));
+        let o = irgc(&["info", &g, "--no-cache", "--json", "--symmetrize"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON object");
+        assert_eq!(v["gpu_inner_loops"], class, "{name}");
+    }
 }
 
 #[test]
