@@ -38,6 +38,21 @@ Examples:
 
 Learn the language: docs/language.md. Programs that ship with irgc: programs/.";
 
+/// The environment knobs of the GPU runtime that `run` and `bench` read: each overrides a rule the runtime
+/// applies by itself, for measuring that rule (docs/optimizer.md says where each was measured).
+macro_rules! gpu_environment {
+    () => {
+        "GPU environment knobs (measurement aids; unset, the runtime decides):
+  IRGC_SKEWED=0|1|wide      class the graph as even, skewed or wide for the nested-loop
+                            schedules (`irgc info` shows the class the rule picks)
+  IRGC_PIPE_HEAVY_US=N      keep an outlined pipe on the host after a round over N µs
+  IRGC_SOLO_ITEMS=N         most items of a pipe round its first block runs alone (0: never)
+  IRGC_PIPE_CLUSTER=N       outlined pipes in clusters of N (1-16) blocks (sm_90 and later)
+  IRGC_PIPE_BLOCKS=N        at most N blocks in a persistent grid (for racecheck)
+  IRGC_ENTER_PIPES_AT_ONCE  set: pipes enter their kernel at the first round (tests only)"
+    };
+}
+
 #[derive(Parser)]
 #[command(name = "irgc", version, about = ABOUT, after_help = EXAMPLES)]
 struct Cli {
@@ -60,9 +75,12 @@ IR after the optimizer's passes), `llvm`, `ptx`, `artifact`.\n\
 Example: irgc compile programs/bfs/bfs_worklist.irg --emit ir-opt --disable-pass outline"
     )]
     Compile(compile::CompileArgs),
-    /// Run a program on a graph: compile it, load the graph (a file or gen:SPEC), execute on the CPU, report.
-    #[command(after_help = "Exit status: 0 on success, 1 on any error or a failed --verify.\n\
-Example: irgc run programs/bfs/bfs_worklist.irg --graph road.mtx --param source=1 --verify --stats")]
+    /// Run a program on a graph: compile it, load the graph (a file or gen:SPEC), execute on the CPU or GPU, report.
+    #[command(after_help = concat!(
+        "Exit status: 0 on success, 1 on any error or a failed --verify.\n\
+Example: irgc run programs/bfs/bfs_worklist.irg --graph road.mtx --param source=1 --verify --stats\n\n",
+        gpu_environment!()
+    ))]
     Run(run::RunArgs),
     /// Generate a graph from a spec (rmat, kron, er, rgg, delaunay, grid) and write it in any supported format.
     #[command(after_help = gen::after_help())]
@@ -73,8 +91,11 @@ Example: irgc info road.gr.xz --json")]
     Info(info::InfoArgs),
     /// Time programs on graphs (median of N runs, MTEPS, GB/s), verified, optionally beside hand-written Rust.
     #[command(
-        after_help = "Exit status: 0 when every row verified (or has no check), 1 on a wrong answer or error.\n\
-Example: irgc bench programs/cc/rem.irg programs/cc/shiloach_vishkin.irg --graph gen:kron:scale=20 --baseline"
+        after_help = concat!(
+            "Exit status: 0 when every row verified (or has no check), 1 on a wrong answer or error.\n\
+Example: irgc bench programs/cc/rem.irg programs/cc/shiloach_vishkin.irg --graph gen:kron:scale=20 --baseline\n\n",
+            gpu_environment!()
+        )
     )]
     Bench(bench::BenchArgs),
     /// Draw a run's rounds (time and worklist size per round, hybrid mode shaded) from its statistics.

@@ -217,6 +217,26 @@ fn help_mentions_the_examples() {
 }
 
 #[test]
+fn run_and_bench_help_name_every_gpu_environment_knob() {
+    let knobs = [
+        irgc_runtime::context::SKEWED_VAR,
+        irgc_cuda::HEAVY_ROUND_VAR,
+        irgc_cuda::SOLO_ITEMS_VAR,
+        irgc_cuda::PIPE_CLUSTER_VAR,
+        irgc_cuda::PIPE_BLOCKS_VAR,
+        irgc_cuda::ENTER_PIPES_AT_ONCE,
+    ];
+    for cmd in ["run", "bench"] {
+        let o = irgc(&[cmd, "--help"]);
+        assert_eq!(code(&o), 0);
+        let out = stdout(&o);
+        for knob in knobs {
+            assert!(out.contains(&format!("\n  {knob}")), "`irgc {cmd} --help` does not name {knob}:\n{out}");
+        }
+    }
+}
+
+#[test]
 fn version_is_printed() {
     let o = irgc(&["--version"]);
     assert_eq!(code(&o), 0);

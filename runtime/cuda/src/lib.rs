@@ -51,5 +51,6 @@ pub use error::{describe, CudaError};
 pub use gpu::Gpu;
 pub use nccl::{find_nccl_library, nccl_loadable, nccl_version, NcclDevices, NcclLink};
 pub use pack::{fill_plan, pack, unpack, Fill};
+pub use pipe_grid::{ENTER_PIPES_AT_ONCE, HEAVY_ROUND_VAR, PIPE_BLOCKS_VAR, PIPE_CLUSTER_VAR, SOLO_ITEMS_VAR};
 pub use shape::{block_threads, launch_shape, LaunchShape, FORALL_BLOCK};
 pub use slots::{SlotTable, Upload};
