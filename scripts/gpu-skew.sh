@@ -6,7 +6,8 @@
 # launches, verified. Classes without weights run with random ones (the programs that read weights
 # need them). Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_SKEW_CLASSES   (default: rgg22 urand22 grid2k road)   GPU_SKEW_PROGRAMS (default: every programs/*/*.irg)
-#   GPU_SKEW_FLAGS     (default: 0 1 wide)   GPU_SKEW_RUNS (default 3)   GPU_SKEW_TIMEOUT (seconds per bench, default 300)   GPU_SKEW_DIR (default /tmp/g)
+#   GPU_SKEW_FLAGS     (default: 0 1 wide)   GPU_SKEW_RUNS (default 3)   GPU_SKEW_DIR (default /tmp/g)
+#   GPU_SKEW_TIMEOUT   (seconds per bench, default 300)
 set -u
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_SKEW_DIR:-/tmp/g}

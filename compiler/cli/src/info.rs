@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use clap::Args;
+use irgc_artifact::Skew;
 use irgc_graph::stats::{DiameterEstimate, Distribution, WeightRange};
 use irgc_graph::{CacheOutcome, GraphStats};
 use serde_json::{json, Value};
@@ -162,7 +163,7 @@ fn report(g: &LoadedGraph, format: &str, s: &GraphStats, analysis: Duration) -> 
         ),
     );
     line("diameter", diameter_text(&s.diameter, s.symmetric));
-    line("gpu inner loops", schedules_text(s));
+    line("gpu inner loops", schedules_text(s).into());
     let _ = writeln!(o, "{} histogram (log2 bins):", if s.symmetric { "degree" } else { "out-degree" });
     histogram_text(&s.out_degree, &mut o);
     let _ = writeln!(
@@ -175,28 +176,23 @@ fn report(g: &LoadedGraph, format: &str, s: &GraphStats, analysis: Duration) -> 
     o
 }
 
-/// How the GPU runs a program's inner loops over a node's edges on this graph (`irgc_artifact::skewed`): `skewed`
-/// (spread over a warp or block), `wide` (in their threads, but `IRGC_SKEWED=wide` would spread the worklist
-/// sweeps') or `even` (in their threads).
-fn schedules_class(s: &GraphStats) -> &'static str {
-    if irgc_artifact::skewed(s.nodes, s.edges, s.out_degree.max) {
-        "skewed"
-    } else if irgc_artifact::wide(s.out_degree.max) {
-        "wide"
-    } else {
-        "even"
-    }
+/// How the GPU runs a program's inner loops over a node's edges on this graph: its class for the
+/// nested-parallelism schedules ([`Skew::of`]).
+fn schedules_class(s: &GraphStats) -> u64 {
+    Skew::of(s.nodes, s.edges, s.out_degree.max)
 }
 
-fn schedules_text(s: &GraphStats) -> String {
+fn schedules_text(s: &GraphStats) -> &'static str {
     match schedules_class(s) {
-        "skewed" => "spread over a warp or block where a node has many edges (the largest degree is at least 32 \
-                     and 4x the mean)"
-            .into(),
-        "wide" => "each in its thread (the largest degree is under 4x the mean); IRGC_SKEWED=1 spreads them, =wide \
-                   only in worklist sweeps"
-            .into(),
-        _ => "each in its thread (no node has 32 edges)".into(),
+        Skew::SKEWED => {
+            "spread over a warp or block where a node has many edges (the largest degree is at least 32 and 4x the \
+             mean)"
+        }
+        Skew::WIDE => {
+            "each in its thread (the largest degree is under 4x the mean); IRGC_SKEWED=1 spreads them, =wide only in \
+             worklist sweeps"
+        }
+        _ => "each in its thread (no node has 32 edges)",
     }
 }
 
@@ -244,7 +240,7 @@ fn to_json(g: &LoadedGraph, format: &str, s: &GraphStats, analysis: Duration) ->
         "in_degree": s.in_degree.as_ref().map_or(Value::Null, distribution_json),
         "components": { "count": s.components, "largest": s.largest_component, "weakly": !s.symmetric },
         "diameter": diameter,
-        "gpu_inner_loops": schedules_class(s),
+        "gpu_inner_loops": Skew::name(schedules_class(s)),
         "seconds": { "load": g.load_time.as_secs_f64(), "analysis": analysis.as_secs_f64() },
     })
 }

@@ -213,8 +213,9 @@ pub fn skewed(num_nodes: u64, num_edges: u64, max_degree: u64) -> bool {
     max_degree >= 32 && max_degree.saturating_mul(num_nodes.max(1)) >= num_edges.saturating_mul(4)
 }
 
-/// The values of the context's [`Layout::SKEWED`] slot. The device code only asks whether it is 0 (a scheduled
-/// entry then runs its nested loops in their threads); the runtime picks the entries from the value.
+/// The values of the context's [`Layout::SKEWED`] slot, and the classes of graphs they name ([`Skew::of`]). The
+/// device code only asks whether it is 0 (a scheduled entry then runs its nested loops in their threads); the
+/// runtime picks the entries from the value.
 pub struct Skew;
 
 impl Skew {
@@ -226,11 +227,27 @@ impl Skew {
     /// launches and pipes that sweep a worklist, the flat twins for the rest. Only when asked for
     /// (`IRGC_SKEWED=wide`) until measured on every program (`docs/optimizer.md`, "The skew rule, measured").
     pub const WIDE: u64 = 2;
-}
 
-/// Whether a graph whose largest out-degree is `max_degree` has a node with a warp's worth of edges.
-pub fn wide(max_degree: u64) -> bool {
-    max_degree >= 32
+    /// The class of a graph of `num_nodes` nodes, `num_edges` edges and largest out-degree `max_degree`: skewed
+    /// ([`skewed`]), else wide where some node has a warp's worth of edges, else even.
+    pub fn of(num_nodes: u64, num_edges: u64, max_degree: u64) -> u64 {
+        if skewed(num_nodes, num_edges, max_degree) {
+            Skew::SKEWED
+        } else if max_degree >= 32 {
+            Skew::WIDE
+        } else {
+            Skew::EVEN
+        }
+    }
+
+    /// A class's name, as `irgc info` prints it: `skewed`, `wide` or `even`.
+    pub fn name(class: u64) -> &'static str {
+        match class {
+            Skew::SKEWED => "skewed",
+            Skew::WIDE => "wide",
+            _ => "even",
+        }
+    }
 }
 
 /// The words of the bounds report (see [`Layout::bounds_report`]): the first out-of-bounds access of a launch,

@@ -16,7 +16,7 @@ pub mod auto;
 pub mod plan;
 pub mod program;
 
-pub use abi::{flat_entry, rolled_entry, skewed, wide, BoundsReport, Layout, PipeState, Skew, WorklistSlot};
+pub use abi::{flat_entry, rolled_entry, skewed, BoundsReport, Layout, PipeState, Skew, WorklistSlot};
 pub use auto::AutoHybrid;
 pub use irgc_scalar::{random, reduce_combine, reduce_identity, BinaryOp, MathFn, ReduceOp, Scalar, UnaryOp, Value};
 pub use plan::{HostExpr, HostExprKind, HostStmt, Plan};

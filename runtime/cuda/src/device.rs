@@ -36,8 +36,8 @@ const PATTERN_SEED: u64 = 1 << 12;
 struct Kernel {
     name: String,
     function: CudaFunction,
-    /// Its flat twin ([`irgc_artifact::flat_entry`]), launched where the schedules do not run ([`scheduled`]); `None` when the
-    /// kernel schedules no nested loop.
+    /// Its flat twin ([`irgc_artifact::flat_entry`]), launched where the schedules do not run ([`scheduled`]);
+    /// `None` when the kernel schedules no nested loop.
     flat: Option<CudaFunction>,
     /// Its rolled twin ([`irgc_artifact::rolled_entry`]), when its body or a function it calls has an unrolled
     /// loop, and which of the two launches where the schedules run.

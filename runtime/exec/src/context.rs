@@ -51,19 +51,19 @@ pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memo
 pub const SKEWED_VAR: &str = "IRGC_SKEWED";
 
 fn skew<B: DeviceBuffer>(mem: &Memory<B>) -> u64 {
-    let rule = irgc_artifact::skewed(mem.num_nodes, mem.num_edges, mem.max_degree);
-    skew_as_set(std::env::var(SKEWED_VAR).ok().as_deref(), rule, irgc_artifact::wide(mem.max_degree))
+    let class = irgc_artifact::Skew::of(mem.num_nodes, mem.num_edges, mem.max_degree);
+    skew_as_set(std::env::var(SKEWED_VAR).ok().as_deref(), class)
 }
 
-/// The `SKEWED` slot's value: as [`SKEWED_VAR`]'s value `set` says, else the `rule`'s (`wide`: whether the
-/// graph has a node of a warp's worth of edges).
-fn skew_as_set(set: Option<&str>, rule: bool, wide: bool) -> u64 {
+/// The `SKEWED` slot's value for a graph of `class` ([`irgc_artifact::Skew::of`]): as [`SKEWED_VAR`]'s value
+/// `set` says, else the rule's (a wide graph counts as even).
+fn skew_as_set(set: Option<&str>, class: u64) -> u64 {
     use irgc_artifact::Skew;
     match set.map(str::trim) {
         Some("0") => Skew::EVEN,
         Some("1") => Skew::SKEWED,
-        Some("wide") if !rule && wide => Skew::WIDE,
-        _ if rule => Skew::SKEWED,
+        Some("wide") => class,
+        _ if class == Skew::SKEWED => Skew::SKEWED,
         _ => Skew::EVEN,
     }
 }
@@ -93,14 +93,19 @@ mod tests {
     #[test]
     fn the_skew_knob_overrides_the_rule_as_it_says() {
         for (rule, wide) in [(false, false), (false, true), (true, true)] {
-            assert_eq!(skew_as_set(Some("0"), rule, wide), Skew::EVEN);
-            assert_eq!(skew_as_set(Some(" 1"), rule, wide), Skew::SKEWED);
+            let class = match (rule, wide) {
+                (true, _) => Skew::SKEWED,
+                (false, true) => Skew::WIDE,
+                (false, false) => Skew::EVEN,
+            };
+            assert_eq!(skew_as_set(Some("0"), class), Skew::EVEN);
+            assert_eq!(skew_as_set(Some(" 1"), class), Skew::SKEWED);
             let ruled = if rule { Skew::SKEWED } else { Skew::EVEN };
             for other in [None, Some(""), Some("yes"), Some("2")] {
-                assert_eq!(skew_as_set(other, rule, wide), ruled, "{other:?}");
+                assert_eq!(skew_as_set(other, class), ruled, "{other:?}");
             }
             let widened = if !rule && wide { Skew::WIDE } else { ruled };
-            assert_eq!(skew_as_set(Some("wide"), rule, wide), widened);
+            assert_eq!(skew_as_set(Some("wide"), class), widened);
         }
     }
 }
