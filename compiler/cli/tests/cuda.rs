@@ -143,6 +143,7 @@ fn pipes_and_reduction_loops_are_outlined() {
             "pagerank_pull_f32",
             "sssp_atomic",
             "sssp_chain",
+            "sssp_delta",
             "sssp_harish",
             "sssp_nearfar",
             "sssp_worklist"

@@ -19,6 +19,7 @@ const SSSP: &[&str] = &[
     "programs/sssp/sssp_harish.irg",
     "programs/sssp/sssp_atomic.irg",
     "programs/sssp/sssp_nearfar.irg",
+    "programs/sssp/sssp_delta.irg",
     "programs/sssp/sssp_chain.irg",
 ];
 
@@ -114,6 +115,20 @@ fn near_far_verifies_for_every_delta() {
 }
 
 #[test]
+fn sliding_window_delta_stepping_verifies_for_every_width() {
+    // 1: a window of one distance (each round relaxes the frontier's nearest nodes, carries the rest); 64 and 2048:
+    // narrower and wider than the default; 100000: every node in the window (Bellman-Ford); 0: the default, from
+    // the weights (10 x the largest weight / the mean degree on the CPU).
+    for delta in ["1", "64", "2048", "100000", "0"] {
+        let param = format!("delta={delta}");
+        run_verified("programs/sssp/sssp_delta.irg", &data("bremen_time.gr.xz"), &["--param", &param]);
+        for graph in ["gen:rmat:scale=12,ef=8,seed=7", "gen:grid:w=64,h=64,seed=6"] {
+            run_verified("programs/sssp/sssp_delta.irg", graph, &["--weights", "random:1:255", "--param", &param]);
+        }
+    }
+}
+
+#[test]
 fn chained_traversals_verify_for_every_chain_length() {
     // 0 and 1: no chain (plain worklist rounds); 2 and 4: short chains; 64: chains far longer than a level, so
     // most nodes are first reached by a path that is not a shortest one and corrected.
@@ -174,7 +189,9 @@ fn p2p31_sssp_variants_equal_the_exact_reference_answers() {
     }
     for delta in ["1", "100000"] {
         let param = format!("delta={delta}");
-        let got = p2p31_result("programs/sssp/sssp_nearfar.irg", &["--symmetrize", "--param", &param]);
-        assert_same(&format!("SSSP (undirected) near-far, {param}"), &got, &undirected);
+        for p in ["programs/sssp/sssp_nearfar.irg", "programs/sssp/sssp_delta.irg"] {
+            let got = p2p31_result(p, &["--symmetrize", "--param", &param]);
+            assert_same(&format!("SSSP (undirected) {p}, {param}"), &got, &undirected);
+        }
     }
 }
