@@ -26,19 +26,25 @@ bench_rows() {
 # outlined pipes entered at the first round (IRGC_ENTER_PIPES_AT_ONCE); one line a tool and program. Fails when
 # any run does. SANITIZE_PIPE_BLOCKS=N runs the persistent kernels on at most N blocks (IRGC_PIPE_BLOCKS), so that
 # racecheck finishes on the long BFS pipes; SANITIZE_ARGS adds options to each run (e.g. `--weights random:1:255`);
-# SANITIZE_TOOLS picks the tools (default: all three).
+# SANITIZE_TOOLS picks the tools (default: all three); SANITIZE_TIMEOUT bounds each run (default 400 s: keep it
+# under the caller's own limit, since a `timeout` around this function does not stop the run in flight). A failing
+# run's whole report is written to $OUT/sanitize-TOOL-PROGRAM.txt.
 sanitize() {
   local graph=$1 tool p out rc failed=0
   shift
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     for p in "$@"; do
-      out=$(IRGC_ENTER_PIPES_AT_ONCE=1 IRGC_PIPE_BLOCKS=${SANITIZE_PIPE_BLOCKS:-} timeout 400 \
+      out=$(IRGC_ENTER_PIPES_AT_ONCE=1 IRGC_PIPE_BLOCKS=${SANITIZE_PIPE_BLOCKS:-} timeout "${SANITIZE_TIMEOUT:-400}" \
         compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$IRGC" run --backend cuda --no-check-bounds --verify --graph "$graph" ${SANITIZE_ARGS:-} "$p" 2>&1)
       rc=$?
       printf '%-10s %-18s rc=%s %s\n' "$tool" "$(basename "$p" .irg)" "$rc" \
         "$(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^verify' | tr '\n' ' ' | cut -c1-120)"
-      [ $rc -eq 0 ] || failed=1
+      if [ $rc -ne 0 ]; then
+        failed=1
+        # The line above is cut short; the whole report (which access, which threads) comes back under $OUT.
+        [ -n "${OUT:-}" ] && echo "$out" > "$OUT/sanitize-$tool-$(basename "$p" .irg).txt"
+      fi
     done
   done
   return $failed
