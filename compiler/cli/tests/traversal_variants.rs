@@ -101,17 +101,23 @@ fn sssp_variants_verify_on_weighted_and_generated_graphs() {
     }
 }
 
+/// Runs a delta-stepping program with each window width, verified on bremen (its own weights) and on an R-MAT graph
+/// and a grid with random weights.
+fn verify_for_every_delta(program: &str, deltas: &[&str]) {
+    for delta in deltas {
+        let param = format!("delta={delta}");
+        run_verified(program, &data("bremen_time.gr.xz"), &["--param", &param]);
+        for graph in ["gen:rmat:scale=12,ef=8,seed=7", "gen:grid:w=64,h=64,seed=6"] {
+            run_verified(program, graph, &["--weights", "random:1:255", "--param", &param]);
+        }
+    }
+}
+
 #[test]
 fn near_far_verifies_for_every_delta() {
     // delta = 1: one distance per window (Dijkstra-like); 64: a middle width; 100000: one window (Bellman-Ford);
     // 0: the default, from the weights (16 x the largest weight / the mean degree).
-    for delta in ["1", "64", "100000", "0"] {
-        let param = format!("delta={delta}");
-        run_verified("programs/sssp/sssp_nearfar.irg", &data("bremen_time.gr.xz"), &["--param", &param]);
-        for graph in ["gen:rmat:scale=12,ef=8,seed=7", "gen:grid:w=64,h=64,seed=6"] {
-            run_verified("programs/sssp/sssp_nearfar.irg", graph, &["--weights", "random:1:255", "--param", &param]);
-        }
-    }
+    verify_for_every_delta("programs/sssp/sssp_nearfar.irg", &["1", "64", "100000", "0"]);
 }
 
 #[test]
@@ -119,13 +125,7 @@ fn sliding_window_delta_stepping_verifies_for_every_width() {
     // 1: a window of one distance (each round relaxes the frontier's nearest nodes, carries the rest); 64 and 2048:
     // narrower and wider than the default; 100000: every node in the window (Bellman-Ford); 0: the default, from
     // the weights (10 x the largest weight / the mean degree on the CPU).
-    for delta in ["1", "64", "2048", "100000", "0"] {
-        let param = format!("delta={delta}");
-        run_verified("programs/sssp/sssp_delta.irg", &data("bremen_time.gr.xz"), &["--param", &param]);
-        for graph in ["gen:rmat:scale=12,ef=8,seed=7", "gen:grid:w=64,h=64,seed=6"] {
-            run_verified("programs/sssp/sssp_delta.irg", graph, &["--weights", "random:1:255", "--param", &param]);
-        }
-    }
+    verify_for_every_delta("programs/sssp/sssp_delta.irg", &["1", "64", "2048", "100000", "0"]);
 }
 
 #[test]
