@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Whether the nested-parallelism schedules should run on a graph (`irgc_artifact::skewed`'s rule; docs/optimizer.md,
 # "The skew rule, measured"): every shipped program on the classes of ../shared/notes/performance.md with the flag
-# forced off, on, and `wide` (IRGC_SKEWED=0, 1, wide: the schedules for worklist sweeps only, on a graph with a
-# node of 32 edges or more), `irgc bench --backend cuda`, one line a program: class, flag, program, median ms,
+# forced off, on, and `wide` (IRGC_SKEWED=0, 1, wide: the default since 2026-12-07, the schedules for worklist
+# sweeps only on a graph with a node of 32 edges or more), `irgc bench --backend cuda`, one line a program: class,
+# flag, program, median ms,
 # launches, verified. Classes without weights run with random ones (the programs that read weights
 # need them). Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_SKEW_CLASSES   (default: rgg22 urand22 grid2k road)   GPU_SKEW_PROGRAMS (default: every programs/*/*.irg)

@@ -189,8 +189,8 @@ fn schedules_text(s: &GraphStats) -> &'static str {
              mean)"
         }
         Skew::WIDE => {
-            "each in its thread (the largest degree is under 4x the mean); IRGC_SKEWED=1 spreads them, =wide only in \
-             worklist sweeps"
+            "spread over a warp or block in worklist sweeps, each in its thread elsewhere (some node has 32 edges, \
+             but the largest degree is under 4x the mean)"
         }
         _ => "each in its thread (no node has 32 edges)",
     }

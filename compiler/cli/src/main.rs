@@ -43,8 +43,8 @@ Learn the language: docs/language.md. Programs that ship with irgc: programs/.";
 macro_rules! gpu_environment {
     () => {
         "GPU environment knobs (measurement aids; unset, the runtime decides):
-  IRGC_SKEWED=0|1|wide      class the graph as even, skewed or wide for the nested-loop
-                            schedules (`irgc info` shows the class the rule picks)
+  IRGC_SKEWED=0|1           class the graph as even or skewed for the nested-loop schedules
+                            (`irgc info` shows the class the rule picks: even, wide or skewed)
   IRGC_PIPE_HEAVY_US=N      keep an outlined pipe on the host after a round over N µs
   IRGC_SOLO_ITEMS=N         most items of a pipe round its first block runs alone (0: never)
   IRGC_PIPE_CLUSTER=N       outlined pipes in clusters of N (1-16) blocks (sm_90 and later)

@@ -204,11 +204,9 @@ pub fn rolled_entry(name: &str) -> String {
 /// Whether a graph of `num_nodes` nodes, `num_edges` edges and largest out-degree `max_degree` is skewed enough
 /// for the nested-parallelism schedules: some node has at least 32 edges (a warp's worth) and at least 4 times the
 /// mean degree. On graphs of even degrees (road networks, grids, uniform random graphs) sharing a range cost
-/// more than it saved when this was set: measured on an H100, up to 35% slower (`docs/optimizer.md`). Measured
-/// again with the schedules of today, it is wrong both ways on the wide even graphs (rgg22, urand22: the worklist
-/// programs twice as fast with the schedules, Louvain and the topology sweeps up to 64% slower), which
-/// `IRGC_SKEWED` (`irgc_runtime`'s context) lets a run override until a per-kernel rule replaces it
-/// (`docs/optimizer.md`, "The skew rule, measured").
+/// more than it saved when this was set: measured on an H100, up to 35% slower (`docs/optimizer.md`). On the wide
+/// even graphs (rgg22: the worklist programs twice as fast with the schedules, Louvain and the topology sweeps up
+/// to 64% slower) the per-kernel rule of [`Skew::WIDE`] decides instead.
 pub fn skewed(num_nodes: u64, num_edges: u64, max_degree: u64) -> bool {
     max_degree >= 32 && max_degree.saturating_mul(num_nodes.max(1)) >= num_edges.saturating_mul(4)
 }
@@ -223,9 +221,10 @@ impl Skew {
     pub const EVEN: u64 = 0;
     /// Degrees skewed ([`skewed`]): the scheduled entries run.
     pub const SKEWED: u64 = 1;
-    /// Degrees even, but some node has a warp's worth of edges ([`wide`]): the scheduled entries run for the
-    /// launches and pipes that sweep a worklist, the flat twins for the rest. Only when asked for
-    /// (`IRGC_SKEWED=wide`) until measured on every program (`docs/optimizer.md`, "The skew rule, measured").
+    /// Degrees even, but some node has a warp's worth of edges: the scheduled entries run for the launches and
+    /// pipes that sweep a worklist, the flat twins for the rest. Measured on every program on rgg22 before it
+    /// became the default (`docs/optimizer.md`, "The skew rule, measured": BFS 24.6 → 12.0 ms on an H100, no
+    /// program slower).
     pub const WIDE: u64 = 2;
 
     /// The class of a graph of `num_nodes` nodes, `num_edges` edges and largest out-degree `max_degree`: skewed

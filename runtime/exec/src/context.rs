@@ -43,11 +43,10 @@ pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memo
 }
 
 /// Set in the environment, how the graph is classed for the nested-parallelism schedules (the context's `SKEWED`
-/// slot, [`irgc_artifact::Skew`]) in place of [`irgc_artifact::skewed`]'s rule: `0` even (the flat entries run),
-/// `1` skewed (the scheduled entries run), `wide` the rule's class, except that a graph it calls even but with a
-/// node of a warp's worth of edges is [`Skew::WIDE`](irgc_artifact::Skew::WIDE) (the worklist sweeps take the
-/// schedules). The knob that measures the rule (`docs/optimizer.md`, "The skew rule, measured"); any other value
-/// is ignored.
+/// slot, [`irgc_artifact::Skew`]) in place of [`irgc_artifact::Skew::of`]'s class: `0` even (the flat entries
+/// run), `1` skewed (the scheduled entries run everywhere), `wide` the class itself (the default since 2026-12-07,
+/// kept as a value so that scripts which set it still work). The knob that measures the rule (`docs/optimizer.md`,
+/// "The skew rule, measured"); any other value is ignored.
 pub const SKEWED_VAR: &str = "IRGC_SKEWED";
 
 fn skew<B: DeviceBuffer>(mem: &Memory<B>) -> u64 {
@@ -56,15 +55,14 @@ fn skew<B: DeviceBuffer>(mem: &Memory<B>) -> u64 {
 }
 
 /// The `SKEWED` slot's value for a graph of `class` ([`irgc_artifact::Skew::of`]): as [`SKEWED_VAR`]'s value
-/// `set` says, else the rule's (a wide graph counts as even).
+/// `set` says, else the class (a wide graph's worklist sweeps take the schedules: on rgg22 that halves the BFS and
+/// loses nowhere, `docs/optimizer.md`).
 fn skew_as_set(set: Option<&str>, class: u64) -> u64 {
     use irgc_artifact::Skew;
     match set.map(str::trim) {
         Some("0") => Skew::EVEN,
         Some("1") => Skew::SKEWED,
-        Some("wide") => class,
-        _ if class == Skew::SKEWED => Skew::SKEWED,
-        _ => Skew::EVEN,
+        _ => class,
     }
 }
 
@@ -91,21 +89,13 @@ mod tests {
     use irgc_artifact::Skew;
 
     #[test]
-    fn the_skew_knob_overrides_the_rule_as_it_says() {
-        for (rule, wide) in [(false, false), (false, true), (true, true)] {
-            let class = match (rule, wide) {
-                (true, _) => Skew::SKEWED,
-                (false, true) => Skew::WIDE,
-                (false, false) => Skew::EVEN,
-            };
+    fn the_skew_knob_overrides_the_class_as_it_says() {
+        for class in [Skew::EVEN, Skew::WIDE, Skew::SKEWED] {
             assert_eq!(skew_as_set(Some("0"), class), Skew::EVEN);
             assert_eq!(skew_as_set(Some(" 1"), class), Skew::SKEWED);
-            let ruled = if rule { Skew::SKEWED } else { Skew::EVEN };
-            for other in [None, Some(""), Some("yes"), Some("2")] {
-                assert_eq!(skew_as_set(other, class), ruled, "{other:?}");
+            for other in [None, Some(""), Some("yes"), Some("2"), Some("wide")] {
+                assert_eq!(skew_as_set(other, class), class, "{other:?}");
             }
-            let widened = if !rule && wide { Skew::WIDE } else { ruled };
-            assert_eq!(skew_as_set(Some("wide"), class), widened);
         }
     }
 }
