@@ -3,9 +3,8 @@
 # "The skew rule, measured"): every shipped program on the classes of ../shared/notes/performance.md with the flag
 # forced off, on, and `wide` (IRGC_SKEWED=0, 1, wide: the default since 2026-12-07, the schedules for worklist
 # sweeps only on a graph with a node of 32 edges or more), `irgc bench --backend cuda`, one line a program: class,
-# flag, program, median ms,
-# launches, verified. Classes without weights run with random ones (the programs that read weights
-# need them). Run on the GPU machine from the repository root with the release binary at .carry/irgc.
+# flag, program, median ms, launches, verified. Classes without weights run with random ones (the programs that
+# read weights need them). Run on the GPU machine from the repository root with the release binary at .carry/irgc.
 #   GPU_SKEW_CLASSES   (default: rgg22 urand22 grid2k road)   GPU_SKEW_PROGRAMS (default: every programs/*/*.irg)
 #   GPU_SKEW_FLAGS     (default: 0 1 wide)   GPU_SKEW_RUNS (default 3)   GPU_SKEW_DIR (default /tmp/g)
 #   GPU_SKEW_TIMEOUT   (seconds per bench, default 300)

@@ -85,7 +85,9 @@ def test_device_options_that_do_not_fit_are_refused():
 
 # ----- single-source shortest paths -----
 
-@pytest.mark.parametrize("name", ["sssp_worklist.irg", "sssp_atomic.irg", "sssp_nearfar.irg", "sssp_delta.irg", "sssp_chain.irg"])
+@pytest.mark.parametrize(
+    "name", ["sssp_worklist.irg", "sssp_atomic.irg", "sssp_nearfar.irg", "sssp_delta.irg", "sssp_chain.irg"]
+)
 def test_sssp_against_scipy_dijkstra(name):
     a = random_weighted(4000, 12000, seed=2, components=2)
     p = program(f"sssp/{name}")

@@ -223,8 +223,8 @@ impl Skew {
     pub const SKEWED: u64 = 1;
     /// Degrees even, but some node has a warp's worth of edges: the scheduled entries run for the launches and
     /// pipes that sweep a worklist, the flat twins for the rest. Measured on every program on rgg22 before it
-    /// became the default (`docs/optimizer.md`, "The skew rule, measured": BFS 24.6 → 12.0 ms on an H100, no
-    /// program slower).
+    /// became the default (`docs/optimizer.md`, "The skew rule, measured": BFS 24.6 → 12.0 ms on an H100, none
+    /// slower beyond the run's noise).
     pub const WIDE: u64 = 2;
 
     /// The class of a graph of `num_nodes` nodes, `num_edges` edges and largest out-degree `max_degree`: skewed

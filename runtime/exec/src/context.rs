@@ -44,9 +44,8 @@ pub fn sync_memory<B: DeviceBuffer>(ctx: &mut [u64], layout: &Layout, mem: &Memo
 
 /// Set in the environment, how the graph is classed for the nested-parallelism schedules (the context's `SKEWED`
 /// slot, [`irgc_artifact::Skew`]) in place of [`irgc_artifact::Skew::of`]'s class: `0` even (the flat entries
-/// run), `1` skewed (the scheduled entries run everywhere), `wide` the class itself (the default since 2026-12-07,
-/// kept as a value so that scripts which set it still work). The knob that measures the rule (`docs/optimizer.md`,
-/// "The skew rule, measured"); any other value is ignored.
+/// run), `1` skewed (the scheduled entries run everywhere). Any other value (`wide`, which older scripts set)
+/// leaves the class. The knob that measures the rule (`docs/optimizer.md`, "The skew rule, measured").
 pub const SKEWED_VAR: &str = "IRGC_SKEWED";
 
 fn skew<B: DeviceBuffer>(mem: &Memory<B>) -> u64 {
@@ -55,8 +54,7 @@ fn skew<B: DeviceBuffer>(mem: &Memory<B>) -> u64 {
 }
 
 /// The `SKEWED` slot's value for a graph of `class` ([`irgc_artifact::Skew::of`]): as [`SKEWED_VAR`]'s value
-/// `set` says, else the class (a wide graph's worklist sweeps take the schedules: on rgg22 that halves the BFS and
-/// loses nowhere, `docs/optimizer.md`).
+/// `set` says, else the class.
 fn skew_as_set(set: Option<&str>, class: u64) -> u64 {
     use irgc_artifact::Skew;
     match set.map(str::trim) {
