@@ -63,6 +63,17 @@ impl<'c> Lower<'c, '_> {
         Ok(self.b.build_int_to_ptr(bits, self.c.ptr_type(AddressSpace::from(GLOBAL)), "")?)
     }
 
+    /// A worklist count slot (`OutCount`, `SpentCount`, `RetryCount`) as a pointer: a generic one on a target with
+    /// clusters, where a step of an outlined pipe may be handed a count in block 0's shared memory (a small round
+    /// on the first cluster, `crate::pipe_solo`), else a global-memory one.
+    pub fn count_ptr(&self, i: usize) -> Result<PointerValue<'c>, PtxError> {
+        if !self.clusters {
+            return self.slot_ptr(i);
+        }
+        let bits = self.slot(i)?;
+        Ok(self.b.build_int_to_ptr(bits, self.c.ptr_type(AddressSpace::default()), "")?)
+    }
+
     /// The value of a param or kernel-argument slot, as a value of type `s`.
     pub fn scalar_slot(&self, i: usize, s: Scalar) -> Result<BasicValueEnum<'c>, PtxError> {
         let bits = self.slot(i)?;

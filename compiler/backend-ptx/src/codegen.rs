@@ -169,6 +169,7 @@ impl<'c> Gen<'c, '_> {
             reduce_coop: irgc_front::ir::Cooperation::Thread,
             reduction_addr: None,
             pipe_count: None,
+            solo_counts: None,
             grid_share: false,
             nctaid_override: None,
             fine_gate: None,

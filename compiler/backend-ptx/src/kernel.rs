@@ -264,7 +264,7 @@ impl<'c> Lower<'c, '_> {
             first,
             |me| {
                 for w in pushed {
-                    let spent = me.slot_ptr(me.layout.worklist(w, WorklistSlot::SpentCount))?;
+                    let spent = me.count_ptr(me.layout.worklist(w, WorklistSlot::SpentCount))?;
                     me.b.build_store(spent, me.c.i64_type().const_zero())?;
                 }
                 Ok(())

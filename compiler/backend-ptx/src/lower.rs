@@ -62,6 +62,17 @@ pub(crate) struct PipeCount<'c> {
     pub cap: IntValue<'c>,
 }
 
+/// Where an outlined pipe's three rotating push counts live while the first cluster runs small rounds alone
+/// (`crate::pipe_solo`, on targets with clusters): in block 0's shared memory, which every block of the cluster
+/// reaches as distributed shared memory, instead of in the state area.
+#[derive(Clone, Copy)]
+pub(crate) struct SoloCounts<'c> {
+    /// The register saying whether this block is running small rounds now.
+    pub flag: PointerValue<'c>,
+    /// Block 0's copy of the three counts (`[3 x i64]` in shared memory), in `PipeState::COUNTS` order.
+    pub shared: PointerValue<'c>,
+}
+
 pub(crate) struct Lower<'c, 'a> {
     pub c: &'c Context,
     pub b: Builder<'c>,
@@ -118,6 +129,8 @@ pub(crate) struct Lower<'c, 'a> {
     pub site_body: Option<irgc_front::bounds::SiteBody>,
     /// Lowering an outlined pipe's entry: where its worklist's current count lives (for `w.size()`).
     pub pipe_count: Option<PipeCount<'c>>,
+    /// Lowering an outlined pipe's entry with small rounds on a cluster: where its push counts live then.
+    pub solo_counts: Option<SoloCounts<'c>>,
     /// Lowering the dealt round of a step of an outlined pipe or loop: `block` loops without combined locals
     /// share their longest ranges with the whole grid ([`crate::grid`]).
     pub grid_share: bool,

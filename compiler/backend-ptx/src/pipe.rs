@@ -21,7 +21,7 @@
 //! (a register) and the current push count, which nobody pushes into during the round (pushes go to the next
 //! of the three rotating counts). A count above the capacity means a push overflowed, and ends the loop too.
 
-use crate::lower::{Lower, PipeCount, GLOBAL};
+use crate::lower::{Lower, PipeCount, SoloCounts, GLOBAL};
 use crate::pipe_auto::{AutoLayout, AutoRegs};
 use crate::pipe_records::Records;
 use crate::PtxError;
@@ -279,6 +279,10 @@ impl<'c> Lower<'c, '_> {
             }
             _ => None,
         };
+        if let (Some(sl), true) = (&solo, self.clusters) {
+            let shared = self.shared_slots(Scalar::U64, 3, "solo_counts")?;
+            self.solo_counts = Some(SoloCounts { flag: sl.flag, shared });
+        }
         if let Some(wl) = &wl {
             // Read here and after each pushing launch (and by a block that waited while block 0 ran alone):
             // the head uses the register, one load a round fewer.
@@ -379,6 +383,7 @@ impl<'c> Lower<'c, '_> {
             let alone = self.b.build_load(self.c.bool_type(), sl.flag, "")?.into_int_value();
             self.if_then(alone, |me| me.solo_leave(sl, (state, first), true))?;
         }
+        self.solo_counts = None;
         let started = self.b.build_load(i64t, rounds, "")?.into_int_value();
         self.record_round_start(records, first, started, None)?;
         self.if_else(
@@ -405,7 +410,16 @@ impl<'c> Lower<'c, '_> {
                 Ok(())
             },
             |_| Ok(()),
-        )
+        )?;
+        if solo.is_some() && self.clusters {
+            // Block 0 must not exit while the cluster's other blocks may still read its shared push counts
+            // (distributed shared memory): compute-sanitizer's racecheck reported exactly that without this barrier.
+            for name in ["llvm.nvvm.barrier.cluster.arrive.aligned", "llvm.nvvm.barrier.cluster.wait.aligned"] {
+                let f = self.intrinsic(name, None, &[]);
+                self.b.build_call(f, &[], "")?;
+            }
+        }
+        Ok(())
     }
 
     /// Lowers the statements of one round (or of a branch inside it); every thread runs the same ones.
@@ -687,13 +701,22 @@ impl<'c> Lower<'c, '_> {
         self.asm_u64("ld.relaxed.gpu.u64 $0, [$1];", "=l,l,~{memory}", &[addr.into()], name)
     }
 
+    /// The address of the push count whose state-word index register `which` holds: the state word, or, in a small
+    /// round on the first cluster ([`Lower::solo_counts`]), block 0's shared copy (both generic then).
     fn rotating_addr(
         &mut self,
         state: PointerValue<'c>,
         which: PointerValue<'c>,
     ) -> Result<PointerValue<'c>, PtxError> {
         let idx = self.b.build_load(self.c.i64_type(), which, "")?.into_int_value();
-        self.state_word(state, idx)
+        let word = self.state_word(state, idx)?;
+        let Some(sc) = self.solo_counts else {
+            return Ok(word);
+        };
+        let global = self.b.build_address_space_cast(word, self.c.ptr_type(AddressSpace::default()), "")?;
+        let shared = self.solo_count_addr(sc, idx)?;
+        let alone = self.b.build_load(self.c.bool_type(), sc.flag, "")?.into_int_value();
+        Ok(self.b.build_select(alone, shared, global, "count_addr")?.into_pointer_value())
     }
 
     /// The address of the fixed word `i` of the state area (a `PipeState` constant).

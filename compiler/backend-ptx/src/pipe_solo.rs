@@ -16,13 +16,13 @@
 //! computes them from the same state words), so block 0's thread 0 alone spills them, and each block of the
 //! cluster arrives at the grid barrier when the stretch ends.
 
-use crate::lower::Lower;
+use crate::lower::{Lower, SoloCounts, SHARED};
 use crate::PtxError;
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{IntValue, PointerValue};
-use inkwell::IntPredicate;
+use inkwell::{AddressSpace, IntPredicate};
 use irgc_artifact::PipeState;
-use irgc_front::ir::LocalType;
+use irgc_front::ir::{LocalType, Scalar};
 
 /// A pipe whose small rounds block 0 may run alone ([`PipeState::SOLO_ITEMS`]): the flag, and the registers it
 /// hands back to the grid through the spill words when it stops.
@@ -157,6 +157,15 @@ impl<'c> Lower<'c, '_> {
         self.b.build_conditional_branch(runs, start, wait)?;
         self.b.position_at_end(start);
         self.b.build_store(sl.flag, boolt.const_all_ones())?;
+        if let Some(sc) = self.solo_counts {
+            // The push counts move into block 0's shared memory for the stretch: thread 0 copies them in, and the
+            // cluster's barrier publishes them before any block of it pushes, zeroes or reads one.
+            // The barrier before the copy orders it after the cluster's reads of the previous stretch's counts,
+            // which only the software grid barrier separates otherwise (invisible to racecheck).
+            self.solo_barrier()?;
+            self.if_then(first, |me| me.copy_solo_counts(sc, state, true))?;
+            self.solo_barrier()?;
+        }
         self.b.build_unconditional_branch(go)?;
         self.b.position_at_end(wait);
         self.grid_barrier_long(state)?;
@@ -174,7 +183,12 @@ impl<'c> Lower<'c, '_> {
         ended: bool,
     ) -> Result<(), PtxError> {
         let i64t = self.c.i64_type();
+        let counts = self.solo_counts;
         self.if_then(first, |me| {
+            if let Some(sc) = counts {
+                // Every push of the stretch is in block 0's copy (each step ended with the cluster's barrier).
+                me.copy_solo_counts(sc, state, false)?;
+            }
             let at = me.fixed_word(state, sl.base)?;
             me.b.build_store(at, i64t.const_int(u64::from(ended), false))?;
             for (i, &(reg, is_bool)) in sl.regs.iter().enumerate() {
@@ -199,6 +213,46 @@ impl<'c> Lower<'c, '_> {
         })?;
         self.b.build_store(sl.flag, self.c.bool_type().const_zero())?;
         self.grid_barrier(state)
+    }
+
+    /// The generic address of the push count with state-word index `idx` in block 0's shared copy, as every block
+    /// of the first cluster reaches it (`mapa` to the cluster's rank 0: distributed shared memory).
+    pub(crate) fn solo_count_addr(
+        &mut self,
+        sc: SoloCounts<'c>,
+        idx: IntValue<'c>,
+    ) -> Result<PointerValue<'c>, PtxError> {
+        let i64t = self.c.i64_type();
+        let rel = self.b.build_int_sub(idx, i64t.const_int(PipeState::COUNTS as u64, false), "")?;
+        let own = self.element(sc.shared, rel, Scalar::U64, SHARED)?;
+        let generic = self.c.ptr_type(AddressSpace::default());
+        let own = self.b.build_address_space_cast(own, generic, "")?;
+        let rank0 = self.c.i32_type().const_zero();
+        let at = self.call_intrinsic("llvm.nvvm.mapa", generic.into(), &[own.into(), rank0.into()])?;
+        Ok(at.into_pointer_value())
+    }
+
+    /// Thread 0 (block 0's) copies the three push counts between the state area and block 0's shared copy: in
+    /// (`into_shared`) when the first cluster starts running small rounds alone, out when it stops.
+    fn copy_solo_counts(
+        &mut self,
+        sc: SoloCounts<'c>,
+        state: PointerValue<'c>,
+        into_shared: bool,
+    ) -> Result<(), PtxError> {
+        let i64t = self.c.i64_type();
+        for i in 0..3 {
+            let word = self.fixed_word(state, PipeState::COUNTS + i)?;
+            let own = self.element(sc.shared, i64t.const_int(i as u64, false), Scalar::U64, SHARED)?;
+            if into_shared {
+                let v = self.relaxed_load(word, "")?;
+                self.b.build_store(own, v)?;
+            } else {
+                let v = self.b.build_load(i64t, own, "")?;
+                self.b.build_store(word, v)?;
+            }
+        }
+        Ok(())
     }
 
     /// A waiting block, let go by block 0: its registers and host locals from the spill words; whether the loop

@@ -311,7 +311,7 @@ impl<'c> Lower<'c, '_> {
         let (items, count, cap, ovf) =
             (slot(items), slot(count), slot(WorklistSlot::Capacity), slot(WorklistSlot::Overflow));
         let i64t = self.c.i64_type();
-        let count_ptr = self.slot_ptr(count)?;
+        let count_ptr = self.count_ptr(count)?;
         let i = match coop {
             Cooperation::Warp => self.claim_slot(count_ptr)?,
             Cooperation::Thread => {
