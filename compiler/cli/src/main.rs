@@ -46,6 +46,7 @@ macro_rules! gpu_environment {
   IRGC_SKEWED=0|1           class the graph as even or skewed for the nested-loop schedules
                             (`irgc info` shows the class the rule picks: even, wide or skewed)
   IRGC_PIPE_HEAVY_US=N      keep an outlined pipe on the host after a round over N µs
+                            (default 300; 0: enter whatever the rounds cost)
   IRGC_SOLO_ITEMS=N         most items of a pipe round its first block runs alone (0: never)
   IRGC_PIPE_CLUSTER=N       outlined pipes in clusters of N (1-16) blocks (sm_90 and later)
   IRGC_PIPE_BLOCKS=N        at most N blocks in a persistent grid (for racecheck)

@@ -90,24 +90,28 @@ const HOST_ROUNDS_FIRST: u64 = 8;
 /// crossing a road network, a colouring's tail of priority steps) enter as before.
 const FAST_SHRINK: u64 = 2;
 
-/// Set to a number of microseconds in the environment, an outlined pipe is not entered in a round that follows one
-/// that took longer than that from the host (its launches and read-backs included; 0 or unset: the rule is off).
-/// Why: the kernel saves a round a launch and a read-back, 10–20 µs, but runs its sweeps on a grid sized for its
-/// barriers (a few blocks per multiprocessor), not for the work, and heavy rounds ran slower there: IPGC's rounds
-/// over kron22's hubs (`ipgc_hybrid` 15.5 ms with `outline`, 13.4 without, H200; `ipgc_data` 1.49 s against 1.18 s,
-/// H100), Suitor's last rounds on kron22 (6.9 against 5.8 ms, H100). The outlined loops' rule is the same with 100
-/// µs (`irgc_runtime::loop_gate::HEAVY_ROUND`), but for pipes it is off until measured: JP-LDF's rounds on kron22
-/// average about 100 µs from the host and run twice as fast in the kernel (291 against 152 ms), so where the line
-/// lies decides whether the rule wins or loses (`scripts/gpu-heavy-rounds.sh` measures it). A pipe is asked again
-/// every round, so one whose rounds get light enters then.
+/// An outlined pipe is not entered in a round that follows one that took longer than this from the host (its
+/// launches and read-backs included). Why: the kernel saves a round a launch and a read-back, 10–20 µs, but runs its
+/// sweeps on a grid sized for its barriers (a few blocks per multiprocessor), not for the work, and heavy rounds run
+/// slower there. Measured on one H100 (2026-12-07, kron22, `--runs 3`, ms, off / 100 µs / 300 µs): `ipgc_data`
+/// 2,236–2,259 / 1,080–1,136 / 1,129, `suitor` 8.9–9.6 / 8.3–11.6 / 7.9, `ipgc_hybrid` 15.6–15.8 / 15.3–15.4 / 15.5,
+/// and `jp_ldf`, whose rounds average about 100 µs from the host and run faster in the kernel, 192.6–192.9 / 235 /
+/// 199; rmatg22, urand22 and rgg22 moved by at most 4% either way (their rounds are lighter). So the line is at 300
+/// µs: it halves `ipgc_data` on kron22 and costs `jp_ldf` 3%. A pipe is asked again every round, so one whose
+/// rounds get light enters then.
+pub const HEAVY_ROUND_US: f64 = 300.0;
+
+/// Set to a number of microseconds in the environment, replaces [`HEAVY_ROUND_US`]; 0 turns the rule off.
 pub const HEAVY_ROUND_VAR: &str = "IRGC_PIPE_HEAVY_US";
 
-/// The longest host round (seconds) after which a pipe may enter its kernel ([`HEAVY_ROUND_VAR`]; infinite when
-/// the rule is off).
+/// The longest host round (seconds) after which a pipe may enter its kernel ([`HEAVY_ROUND_US`], or
+/// [`HEAVY_ROUND_VAR`]; infinite when that is 0).
 pub(crate) fn heavy_round() -> f64 {
-    match std::env::var(HEAVY_ROUND_VAR).ok().and_then(|v| v.trim().parse::<f64>().ok()) {
-        Some(us) if us > 0.0 => us * 1e-6,
-        _ => f64::INFINITY,
+    let us = std::env::var(HEAVY_ROUND_VAR).ok().and_then(|v| v.trim().parse::<f64>().ok()).unwrap_or(HEAVY_ROUND_US);
+    if us > 0.0 {
+        us * 1e-6
+    } else {
+        f64::INFINITY
     }
 }
 
