@@ -414,10 +414,7 @@ impl<'c> Lower<'c, '_> {
         if solo.is_some() && self.clusters {
             // Block 0 must not exit while the cluster's other blocks may still read its shared push counts
             // (distributed shared memory): compute-sanitizer's racecheck reported exactly that without this barrier.
-            for name in ["llvm.nvvm.barrier.cluster.arrive.aligned", "llvm.nvvm.barrier.cluster.wait.aligned"] {
-                let f = self.intrinsic(name, None, &[]);
-                self.b.build_call(f, &[], "")?;
-            }
+            self.cluster_barrier()?;
         }
         Ok(())
     }

@@ -95,17 +95,17 @@ impl<'c> Lower<'c, '_> {
         }
         let n = self.solo_blocks()?;
         let several = self.b.build_int_compare(IntPredicate::UGT, n, self.c.i64_type().const_int(1, false), "")?;
-        self.if_else(
-            several,
-            |me| {
-                for name in ["llvm.nvvm.barrier.cluster.arrive.aligned", "llvm.nvvm.barrier.cluster.wait.aligned"] {
-                    let f = me.intrinsic(name, None, &[]);
-                    me.b.build_call(f, &[], "")?;
-                }
-                Ok(())
-            },
-            |me| me.barrier(),
-        )
+        self.if_else(several, |me| me.cluster_barrier(), |me| me.barrier())
+    }
+
+    /// The cluster's hardware barrier, every thread of every block of the cluster (arrive with release semantics,
+    /// wait with acquire).
+    pub(crate) fn cluster_barrier(&mut self) -> Result<(), PtxError> {
+        for name in ["llvm.nvvm.barrier.cluster.arrive.aligned", "llvm.nvvm.barrier.cluster.wait.aligned"] {
+            let f = self.intrinsic(name, None, &[]);
+            self.b.build_call(f, &[], "")?;
+        }
+        Ok(())
     }
 
     /// The blocks taking part in a step's launch, its last-but-reduction parameter: [`Lower::solo_blocks`] in a
