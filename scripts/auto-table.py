@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The table of scripts/gpu-auto.sh: for each program and class, the median ms of every form (fixed H, bfs_do's own
 rule, auto) and auto against the best fixed H. Reads the JSON lines `irgc bench --json` rows, each with `form`
-and `cls` added. Exits 1 if a row did not verify."""
+and `cls` added; a form timed in several passes shows the median of its passes' medians. Exits 1 if a row did
+not verify."""
 import json
+import statistics
 import sys
 
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
@@ -15,7 +17,11 @@ for program in dict.fromkeys(r["program"] for r in rows):
     print("| class | " + " | ".join(present) + " | auto / best fixed H |")
     print("|---" * (len(present) + 2) + "|")
     for c in classes:
-        ms = {r["form"]: r["median_ms"] for r in rows if r["program"] == program and r["cls"] == c}
+        times = {}
+        for r in rows:
+            if r["program"] == program and r["cls"] == c:
+                times.setdefault(r["form"], []).append(r["median_ms"])
+        ms = {f: statistics.median(t) for f, t in times.items()}
         fixed = [ms[f] for f in forms[:4] if f in ms]
         ratio = f"{ms['auto'] / min(fixed):.2f}" if fixed and "auto" in ms else "-"
         cells = [f"{ms[f]:.3f}" if f in ms else "-" for f in present]
