@@ -143,6 +143,37 @@ fn jp_async_and_jp_shortcut_colour_exactly_as_jp_ldf() {
     }
 }
 
+/// A node whose 256 first colours are all taken by higher neighbours is left by `jp_ldf`'s `colour` for
+/// `colour_far`: on a nearly complete graph of 400 nodes (313 colours) the colouring is still the greedy one, the
+/// same file as `jp_async`'s, and uses colours past 256.
+#[test]
+fn jp_ldf_colours_past_256_as_greedy_does() {
+    let n = 400u32;
+    let edges: Vec<(u32, u32)> = (0..n)
+        .flat_map(|i| (0..i).map(move |j| (i, j)))
+        .filter(|&(i, j)| (i * 7 + j * 13) % 97 != 0 || i % 4 != 0)
+        .collect();
+    let graph = temp("dense.mtx");
+    let mut text = format!("%%MatrixMarket matrix coordinate pattern symmetric\n{n} {n} {}\n", edges.len());
+    for (i, j) in &edges {
+        text += &format!("{} {}\n", i + 1, j + 1);
+    }
+    std::fs::write(&graph, text).expect("wrote the graph");
+    let colouring = |program: &str| {
+        let out = temp("color.txt");
+        run_verified(program, graph.to_str().unwrap(), &["--threads", "2", "--out", out.to_str().unwrap()]);
+        let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
+        std::fs::remove_file(&out).ok();
+        text
+    };
+    let want = colouring("programs/coloring/jp_async.irg");
+    let got = colouring("programs/coloring/jp_ldf.irg");
+    std::fs::remove_file(&graph).ok();
+    assert!(got == want, "jp_ldf differs from jp_async on a nearly complete graph");
+    let most = got.lines().filter_map(|l| l.split_whitespace().last()?.parse::<u32>().ok()).max();
+    assert!(most.is_some_and(|c| c > 256), "the graph needs more than 256 colours, got {most:?}");
+}
+
 /// A sweep whose items wait for each other across the whole space finishes them all, in order: node v waits for
 /// node v - 1 (`tests/ui/ok/waiting_sweep.irg`), so the chunks of two threads hand the chain on to each other.
 #[test]
