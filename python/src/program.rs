@@ -19,9 +19,11 @@ const MAX_THREADS: usize = 4096;
 #[pyclass(frozen, module = "irgc._native")]
 pub struct Program {
     compiled: Compiled,
-    /// The Cranelift kernels, compiled at the first CPU run and kept for the next.
-    /// The CPU kernels, compiled on first use: `[unchecked, bounds-checked]`.
+    /// The CPU kernels, compiled on first use and kept for the next run: `[unchecked, bounds-checked]`.
     cpu: Mutex<[Option<Arc<CpuBackend>>; 2]>,
+    /// The PTX, compiled on first use for each architecture and bounds-check setting, and kept (the LLVM back end
+    /// takes seconds on a large program).
+    ptx: Mutex<Vec<(String, bool, Arc<str>)>>,
 }
 
 fn compile_error(e: CompileError) -> PyErr {
@@ -69,7 +71,7 @@ struct RunOutput {
 
 impl Program {
     fn new(compiled: Compiled) -> Self {
-        Program { compiled, cpu: Mutex::new([None, None]) }
+        Program { compiled, cpu: Mutex::new([None, None]), ptx: Mutex::new(Vec::new()) }
     }
 
     fn cpu_kernels(&self, check_bounds: bool) -> PyResult<Arc<CpuBackend>> {
@@ -85,6 +87,19 @@ impl Program {
         let k = Arc::new(compiled.map_err(|e| errors::run(format!("{e:#}")))?);
         *slot = Some(k.clone());
         Ok(k)
+    }
+
+    /// The PTX for `arch`, bounds-checked if `check_bounds`: compiled once, then kept.
+    fn ptx(&self, arch: &str, check_bounds: bool) -> PyResult<Arc<str>> {
+        let mut kept = self.ptx.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, _, text)) = kept.iter().find(|(a, c, _)| a == arch && *c == check_bounds) {
+            return Ok(text.clone());
+        }
+        let text: Arc<str> = irgc_driver::backend::compile_ptx(&self.compiled.module, arch, check_bounds)
+            .map_err(|e| errors::from_anyhow(&e, errors::cuda))?
+            .into();
+        kept.push((arch.to_string(), check_bounds, text.clone()));
+        Ok(text)
     }
 
     /// The exception for a failed run: a bad index as the diagnostic at its source line, else by kind.
@@ -127,7 +142,9 @@ impl Program {
                     .map_err(|e| self.run_error(&e, errors::run))?
             }
             Some(gpu) => {
-                let program = execute::prepare_cuda(gpu, &self.compiled.module, artifact, arch, check_bounds)
+                let arch = execute::cuda_arch(&gpu, arch).map_err(|e| errors::from_anyhow(&e, errors::cuda))?;
+                let ptx = self.ptx(&arch, check_bounds)?;
+                let program = execute::load_cuda(gpu, &ptx, arch, artifact, check_bounds)
                     .map_err(|e| errors::from_anyhow(&e, errors::cuda))?;
                 execute::on_cuda(program, artifact, csr, &graph.name, &params, options)
                     .map_err(|e| self.run_error(&e, errors::cuda))?

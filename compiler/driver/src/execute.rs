@@ -145,18 +145,38 @@ pub fn prepare_cuda(
     arch: Option<&str>,
     check_bounds: bool,
 ) -> Result<CudaProgram> {
-    let first = gpus.first().ok_or_else(|| anyhow!("no GPU to run on"))?;
-    let arch = match arch {
-        Some(a) => a.to_string(),
-        None => first.arch()?,
-    };
+    let arch = cuda_arch(&gpus, arch)?;
     let ptx = crate::backend::compile_ptx(module, &arch, check_bounds)?;
+    load_cuda(gpus, &ptx, arch, artifact, check_bounds)
+}
+
+/// The architecture a run on `gpus` compiles for: `arch` if given, else the first GPU's own (capped at sm_90).
+pub fn cuda_arch(gpus: &[irgc_cuda::Gpu], arch: Option<&str>) -> Result<String> {
+    match arch {
+        Some(a) => Ok(a.to_string()),
+        None => Ok(gpus.first().ok_or_else(|| anyhow!("no GPU to run on"))?.arch()?),
+    }
+}
+
+/// Loads `ptx`, compiled for `arch` (with bounds checks if `check_bounds`), on every one of `gpus` (one device
+/// each): [`prepare_cuda`] without the compile, for a caller that runs one program many times (`irgc bench`
+/// compiles it once; the LLVM back end takes seconds on a large program).
+pub fn load_cuda(
+    gpus: Vec<irgc_cuda::Gpu>,
+    ptx: &str,
+    arch: String,
+    artifact: &Artifact,
+    check_bounds: bool,
+) -> Result<CudaProgram> {
+    if gpus.is_empty() {
+        return Err(anyhow!("no GPU to run on"));
+    }
     if gpus.len() > 1 {
         irgc_cuda::Gpu::connect(&gpus)?;
     }
     let devices = gpus
         .into_iter()
-        .map(|gpu| Ok(irgc_cuda::CudaDevice::load(gpu, &ptx, artifact, None)?.with_bounds_checks(check_bounds)))
+        .map(|gpu| Ok(irgc_cuda::CudaDevice::load(gpu, ptx, artifact, None)?.with_bounds_checks(check_bounds)))
         .collect::<Result<Vec<_>>>()?;
     Ok(CudaProgram {
         devices,
