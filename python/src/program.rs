@@ -21,9 +21,8 @@ pub struct Program {
     compiled: Compiled,
     /// The CPU kernels, compiled on first use and kept for the next run: `[unchecked, bounds-checked]`.
     cpu: Mutex<[Option<Arc<CpuBackend>>; 2]>,
-    /// The PTX, compiled on first use for each architecture and bounds-check setting, and kept (the LLVM back end
-    /// takes seconds on a large program).
-    ptx: Mutex<Vec<(String, bool, Arc<str>)>>,
+    /// The PTX, compiled on first use for each architecture and bounds-check setting, and kept.
+    ptx: execute::PtxCache,
 }
 
 fn compile_error(e: CompileError) -> PyErr {
@@ -71,7 +70,7 @@ struct RunOutput {
 
 impl Program {
     fn new(compiled: Compiled) -> Self {
-        Program { compiled, cpu: Mutex::new([None, None]), ptx: Mutex::new(Vec::new()) }
+        Program { compiled, cpu: Mutex::new([None, None]), ptx: execute::PtxCache::default() }
     }
 
     fn cpu_kernels(&self, check_bounds: bool) -> PyResult<Arc<CpuBackend>> {
@@ -87,19 +86,6 @@ impl Program {
         let k = Arc::new(compiled.map_err(|e| errors::run(format!("{e:#}")))?);
         *slot = Some(k.clone());
         Ok(k)
-    }
-
-    /// The PTX for `arch`, bounds-checked if `check_bounds`: compiled once, then kept.
-    fn ptx(&self, arch: &str, check_bounds: bool) -> PyResult<Arc<str>> {
-        let mut kept = self.ptx.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some((_, _, text)) = kept.iter().find(|(a, c, _)| a == arch && *c == check_bounds) {
-            return Ok(text.clone());
-        }
-        let text: Arc<str> = irgc_driver::backend::compile_ptx(&self.compiled.module, arch, check_bounds)
-            .map_err(|e| errors::from_anyhow(&e, errors::cuda))?
-            .into();
-        kept.push((arch.to_string(), check_bounds, text.clone()));
-        Ok(text)
     }
 
     /// The exception for a failed run: a bad index as the diagnostic at its source line, else by kind.
@@ -143,7 +129,10 @@ impl Program {
             }
             Some(gpu) => {
                 let arch = execute::cuda_arch(&gpu, arch).map_err(|e| errors::from_anyhow(&e, errors::cuda))?;
-                let ptx = self.ptx(&arch, check_bounds)?;
+                let ptx = self
+                    .ptx
+                    .get(&self.compiled.module, &arch, check_bounds)
+                    .map_err(|e| errors::from_anyhow(&e, errors::cuda))?;
                 let program = execute::load_cuda(gpu, &ptx, arch, artifact, check_bounds)
                     .map_err(|e| errors::from_anyhow(&e, errors::cuda))?;
                 execute::on_cuda(program, artifact, csr, &graph.name, &params, options)

@@ -5,6 +5,7 @@
 //! Several devices go through `irgc_runtime::devices::run_on_devices`. All run the same plan interpreter, so
 //! results, statistics and verification are comparable line for line.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{anyhow, Result};
@@ -158,9 +159,27 @@ pub fn cuda_arch(gpus: &[irgc_cuda::Gpu], arch: Option<&str>) -> Result<String> 
     }
 }
 
+/// A program's PTX, compiled on first use for each architecture and bounds-check setting and kept, for callers
+/// that run one program many times (`irgc bench`'s runs, a Python `Program`): the LLVM back end takes seconds on
+/// a large program.
+#[derive(Default)]
+pub struct PtxCache(Mutex<Vec<(String, bool, Arc<str>)>>);
+
+impl PtxCache {
+    /// `module`'s PTX for `arch`, bounds-checked if `check_bounds`: compiled the first time, then the same text.
+    pub fn get(&self, module: &Module, arch: &str, check_bounds: bool) -> Result<Arc<str>> {
+        let mut kept = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((_, _, text)) = kept.iter().find(|(a, c, _)| a == arch && *c == check_bounds) {
+            return Ok(text.clone());
+        }
+        let text: Arc<str> = crate::backend::compile_ptx(module, arch, check_bounds)?.into();
+        kept.push((arch.to_string(), check_bounds, text.clone()));
+        Ok(text)
+    }
+}
+
 /// Loads `ptx`, compiled for `arch` (with bounds checks if `check_bounds`), on every one of `gpus` (one device
-/// each): [`prepare_cuda`] without the compile, for a caller that runs one program many times (`irgc bench`
-/// compiles it once; the LLVM back end takes seconds on a large program).
+/// each): [`prepare_cuda`] without the compile, for a caller that keeps the PTX ([`PtxCache`]).
 pub fn load_cuda(
     gpus: Vec<irgc_cuda::Gpu>,
     ptx: &str,

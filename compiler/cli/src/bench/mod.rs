@@ -385,8 +385,8 @@ fn bench_program(
     let mut verdict = None;
     let (mut compute, mut setup, mut launches) = (Vec::new(), Vec::new(), Vec::new());
     let (mut threads, mut devices, mut merges, mut moved_by) = (0, 1, Vec::new(), None);
-    // The PTX of the first GPU run, and the architecture it was compiled for: later runs load the same text.
-    let mut ptx: Option<(String, String)> = None;
+    // Compiled at the first GPU run; later runs load the same text.
+    let ptx = crate::run::execute::PtxCache::default();
     for i in 0..args.warmup + runs {
         // On the GPU each run gets a fresh device (PTX loaded, outside the timed region; compiled once for all the
         // runs); compute time is measured with CUDA events around the plan, excluding the graph upload.
@@ -407,14 +407,10 @@ fn bench_program(
             Backend::Cuda => {
                 let gpus = crate::run::execute::open_gpus(&args.multi.gpu_ordinals())?;
                 let arch = crate::run::execute::cuda_arch(&gpus, None)?;
-                let text = match ptx.take() {
-                    Some((a, text)) if a == arch => text,
-                    _ => crate::backend::compile_ptx(&program.module, &arch, false)?,
-                };
-                let prepared = crate::run::execute::load_cuda(gpus, &text, arch.clone(), artifact, false)?
+                let text = ptx.get(&program.module, &arch, false)?;
+                let prepared = crate::run::execute::load_cuda(gpus, &text, arch, artifact, false)?
                     .one_after_another(args.multi.one_after_another)
                     .merging_by(args.multi.comm())?;
-                ptx = Some((arch, text));
                 crate::run::execute::on_cuda(prepared, artifact, &graph.csr, &graph.name, &params, options.clone())?
             }
         };
