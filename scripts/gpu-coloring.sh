@@ -12,12 +12,14 @@
 #   GPU_COLORING_PROGRAMS  programs (default: the six colouring programs)
 #   GPU_COLORING_RUNS      timed runs (default 3)
 #   GPU_COLORING_DIR       where the graphs go (default /tmp/g)
+#   GPU_COLORING_H         the forced settings of the hybrid's H to run too (default "-1 1"; empty: none)
 # ../shared does not travel to the GPU machine: copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
 set -u -o pipefail
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_COLORING_DIR:-/tmp/g}
 GRAPHS=${GPU_COLORING_GRAPHS:-"urand22 rmatg22 rgg22 kron22 road"}
 RUNS=${GPU_COLORING_RUNS:-3}
+FORCED_H=${GPU_COLORING_H-"-1 1"}
 PROGRAMS=${GPU_COLORING_PROGRAMS:-"programs/coloring/ipgc_data.irg programs/coloring/ipgc_topology.irg programs/coloring/ipgc_hybrid.irg programs/coloring/jp_ldf.irg programs/coloring/jp_async.irg programs/coloring/jp_shortcut.irg"}
 # shellcheck disable=SC2086
 gen_graphs "$DIR" $GRAPHS || exit 1
@@ -28,7 +30,7 @@ for g in $GRAPHS; do
   # shellcheck disable=SC2086
   timeout 300 "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" $PROGRAMS 2>&1 \
     | grep -vE '^  [a-z_0-9]+ +cuda +median' || status=1
-  for h in -1 1; do
+  for h in $FORCED_H; do
     echo "== $g, ipgc_hybrid with H=$h"
     timeout 300 "$IRGC" bench --backend cuda --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" --param "H=$h" \
       programs/coloring/ipgc_hybrid.irg 2>&1 | grep -vE '^  [a-z_0-9]+ +cuda +median' || status=1

@@ -143,11 +143,8 @@ fn jp_async_and_jp_shortcut_colour_exactly_as_jp_ldf() {
     }
 }
 
-/// A node whose 256 first colours are all taken by higher neighbours is left by `jp_ldf`'s `colour` for
-/// `colour_far`: on a nearly complete graph of 400 nodes (313 colours) the colouring is still the greedy one, the
-/// same file as `jp_async`'s, and uses colours past 256.
-#[test]
-fn jp_ldf_colours_past_256_as_greedy_does() {
+/// A nearly complete graph of 400 nodes that needs 313 colours, so the colour kernels' passes past 256 run.
+fn nearly_complete_graph() -> std::path::PathBuf {
     let n = 400u32;
     let edges: Vec<(u32, u32)> = (0..n)
         .flat_map(|i| (0..i).map(move |j| (i, j)))
@@ -159,19 +156,58 @@ fn jp_ldf_colours_past_256_as_greedy_does() {
         text += &format!("{} {}\n", i + 1, j + 1);
     }
     std::fs::write(&graph, text).expect("wrote the graph");
-    let colouring = |program: &str| {
-        let out = temp("color.txt");
-        run_verified(program, graph.to_str().unwrap(), &["--threads", "2", "--out", out.to_str().unwrap()]);
-        let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
-        std::fs::remove_file(&out).ok();
-        text
-    };
-    let want = colouring("programs/coloring/jp_async.irg");
-    let got = colouring("programs/coloring/jp_ldf.irg");
+    graph
+}
+
+/// The colouring `program` writes for `graph` on two threads (verified), and the pipe rounds `--stats` reports (none
+/// for a program without a pipe).
+fn colouring_and_rounds(program: &str, graph: &str) -> (String, Option<u64>) {
+    let out = temp("color.txt");
+    let stats = run_verified(program, graph, &["--threads", "2", "--stats", "--out", out.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
+    std::fs::remove_file(&out).ok();
+    let rounds = stats.lines().find_map(|l| l.strip_prefix("pipe rounds: ")?.split(',').next()?.trim().parse().ok());
+    (text, rounds)
+}
+
+/// A node whose 256 first colours are all taken by higher neighbours is left by `jp_ldf`'s `colour` for
+/// `colour_far`: on a nearly complete graph of 400 nodes (313 colours) the colouring is still the greedy one, the
+/// same file as `jp_async`'s, and uses colours past 256.
+#[test]
+fn jp_ldf_colours_past_256_as_greedy_does() {
+    let graph = nearly_complete_graph();
+    let (want, _) = colouring_and_rounds("programs/coloring/jp_async.irg", graph.to_str().unwrap());
+    let (got, _) = colouring_and_rounds("programs/coloring/jp_ldf.irg", graph.to_str().unwrap());
     std::fs::remove_file(&graph).ok();
     assert!(got == want, "jp_ldf differs from jp_async on a nearly complete graph");
     let most = got.lines().filter_map(|l| l.split_whitespace().last()?.parse::<u32>().ok()).max();
     assert!(most.is_some_and(|c| c > 256), "the graph needs more than 256 colours, got {most:?}");
+}
+
+/// The candidates in `scripts/bench` that the GPU compares with `jp_ldf` must give its colouring: `jp_ldf_taken`
+/// (colours 1..256 marked in a node's own words instead of a list of higher neighbours) and `jp_rounds_shortcut`
+/// (ECL-GC's shortcut in rounds, whose early colour is the one greedy gives), which must also take fewer rounds.
+#[test]
+fn the_bench_candidates_colour_exactly_as_jp_ldf() {
+    let dense = nearly_complete_graph();
+    let graphs = [
+        "gen:rmat:scale=13,ef=16,seed=1",
+        "gen:rmat:scale=13,ef=32,seed=1",
+        "gen:kron:scale=12",
+        "gen:rgg:scale=12,seed=5",
+        "gen:grid:w=64,h=64,seed=6",
+        dense.to_str().unwrap(),
+    ];
+    for graph in graphs {
+        let (want, ldf_rounds) = colouring_and_rounds("programs/coloring/jp_ldf.irg", graph);
+        let (taken, _) = colouring_and_rounds("scripts/bench/jp_ldf_taken.irg", graph);
+        assert!(taken == want, "jp_ldf_taken differs from jp_ldf on {graph}");
+        let (shortcut, rounds) = colouring_and_rounds("scripts/bench/jp_rounds_shortcut.irg", graph);
+        assert!(shortcut == want, "jp_rounds_shortcut differs from jp_ldf on {graph}");
+        let (rounds, ldf_rounds) = (rounds.expect("a pipe"), ldf_rounds.expect("a pipe"));
+        assert!(rounds < ldf_rounds, "jp_rounds_shortcut took {rounds} rounds on {graph}, jp_ldf {ldf_rounds}");
+    }
+    std::fs::remove_file(&dense).ok();
 }
 
 /// A sweep whose items wait for each other across the whole space finishes them all, in order: node v waits for
