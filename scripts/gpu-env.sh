@@ -1,9 +1,14 @@
 # Sourced by the gpu-*.sh scripts (run on the GPU machine from the repository root): the carried binary and
 # libraries, `sanitize GRAPH PROGRAM...` (compute-sanitizer's three tools), and `gen_graphs DIR CLASS...`, which
 # writes the graph classes of ../shared/notes/performance.md with ../shared's own generator. ../shared does not
-# travel to the GPU machine: copy tools/gen_graphs.py and data/FLA.gr.xz (the `road` class) into .carry/ first.
+# travel to the GPU machine: scripts/carry.sh copies tools/gen_graphs.py and data/FLA.gr.xz (the `road` class)
+# into .carry/ with the binary.
 if [ -d .carry/lib ]; then
   export LD_LIBRARY_PATH=$PWD/.carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+# scripts/carry.sh packs the binary as .carry/irgc.xz: unpack it once on the machine.
+if [ ! -x .carry/irgc ] && [ -f .carry/irgc.xz ]; then
+  xz -dk .carry/irgc.xz && chmod +x .carry/irgc
 fi
 IRGC=${IRGC:-.carry/irgc}
 
