@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A shipped program against candidate forms of it that must give the same answer (e.g. the colouring candidates in
+# scripts/bench, which must colour exactly as jp_ldf does): on the GPU, each program's digest on each class must
+# equal the first program's, then `irgc bench --backend cuda` times them side by side (every row verified), then
+# compute-sanitizer runs on each candidate. Run on the GPU machine from the repository root, after
+# scripts/carry.sh here.
+#   GPU_CANDIDATES         programs, the shipped one first (default: jp_ldf and the two colouring candidates)
+#   GPU_CANDIDATES_GRAPHS  class names (default: urand22 rmatg22 rgg22 kron22)
+#   GPU_CANDIDATES_RUNS    timed runs (default 5)
+#   GPU_CANDIDATES_ROUNDS  bench passes over the programs, for run-to-run spread (default 2)
+#   GPU_CANDIDATES_SANITIZE  the graph compute-sanitizer runs on (default gen:rmat:scale=10; empty: none)
+#   GPU_CANDIDATES_DIR     where the graphs go (default /tmp/g)
+#   GPU_CANDIDATES_BACKEND cuda (default), or cpu to try the script on a machine without a GPU (no sanitizer then)
+set -u -o pipefail
+. "$(dirname "$0")/gpu-env.sh"
+DIR=${GPU_CANDIDATES_DIR:-/tmp/g}
+GRAPHS=${GPU_CANDIDATES_GRAPHS:-"urand22 rmatg22 rgg22 kron22"}
+RUNS=${GPU_CANDIDATES_RUNS:-5}
+ROUNDS=${GPU_CANDIDATES_ROUNDS:-2}
+SANITIZE_GRAPH=${GPU_CANDIDATES_SANITIZE-gen:rmat:scale=10}
+BACKEND=${GPU_CANDIDATES_BACKEND:-cuda}
+[ "$BACKEND" = cuda ] || SANITIZE_GRAPH=""
+read -r -a PROGRAMS <<<"${GPU_CANDIDATES:-programs/coloring/jp_ldf.irg scripts/bench/jp_ldf_taken.irg scripts/bench/jp_rounds_shortcut.irg}"
+# shellcheck disable=SC2086
+gen_graphs "$DIR" $GRAPHS || exit 1
+status=0
+for g in $GRAPHS; do
+  echo "== $g: digests"
+  want=""
+  for p in "${PROGRAMS[@]}"; do
+    d=$(timeout 300 "$IRGC" run --backend "$BACKEND" --no-check-bounds --stats --graph "$DIR/$g.gr" "$p" 2>&1 |
+      awk '/^pipe rounds/ { r = $3; sub(/,$/, "", r) } /^digest/ { d = $2 } END { print d, r }')
+    echo "  $(basename "$p" .irg) digest ${d% *} rounds ${d#* }"
+    if [ -z "$want" ]; then
+      want=${d% *}
+    elif [ "${d% *}" != "$want" ]; then
+      echo "  MISMATCH: $(basename "$p" .irg) differs from ${PROGRAMS[0]}"
+      status=1
+    fi
+  done
+  for round in $(seq "$ROUNDS"); do
+    echo "== $g: bench, pass $round"
+    timeout 500 "$IRGC" bench --backend "$BACKEND" --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" "${PROGRAMS[@]}" 2>&1 |
+      grep -E "^[a-z_0-9]+ +[^ ]+ +[0-9]+ +[0-9]+ +$BACKEND " || status=1
+  done
+done
+if [ -n "$SANITIZE_GRAPH" ]; then
+  echo "== compute-sanitizer on $SANITIZE_GRAPH"
+  sanitize "$SANITIZE_GRAPH" "${PROGRAMS[@]:1}" || status=1
+fi
+exit $status
