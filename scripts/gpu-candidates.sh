@@ -40,8 +40,7 @@ for g in $GRAPHS; do
   done
   for round in $(seq "$ROUNDS"); do
     echo "== $g: bench, pass $round"
-    timeout 500 "$IRGC" bench --backend "$BACKEND" --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" "${PROGRAMS[@]}" 2>&1 |
-      grep -E "^[a-z_0-9]+ +[^ ]+ +[0-9]+ +[0-9]+ +$BACKEND " || status=1
+    BENCH_TIMEOUT=500 bench_rows "$BACKEND" --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" "${PROGRAMS[@]}" || status=1
   done
 done
 if [ -n "$SANITIZE_GRAPH" ]; then

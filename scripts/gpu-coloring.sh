@@ -13,7 +13,7 @@
 #   GPU_COLORING_RUNS      timed runs (default 3)
 #   GPU_COLORING_DIR       where the graphs go (default /tmp/g)
 #   GPU_COLORING_H         the forced settings of the hybrid's H to run too (default "-1 1"; empty: none)
-# ../shared does not travel to the GPU machine: copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
+# ../shared does not travel to the GPU machine: scripts/carry.sh puts gen_graphs.py and data/FLA.gr.xz into .carry/.
 set -u -o pipefail
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_COLORING_DIR:-/tmp/g}

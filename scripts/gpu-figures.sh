@@ -3,7 +3,7 @@
 # (ipgc_hybrid, bfs_do) on a road network (FLA) and an R-MAT graph (rmatg22 of ../shared/notes/performance.md),
 # every run verified. The SVGs and --stats-out JSON files go to $OUT (or /tmp/figures).
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc; ../shared does not
-# travel, so copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
+# travel, so scripts/carry.sh puts gen_graphs.py and data/FLA.gr.xz into .carry/.
 set -u
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_FIG_DIR:-/tmp/g}

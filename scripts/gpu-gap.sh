@@ -5,7 +5,7 @@
 # ../shared/notes/performance.md: kron22, road (FLA), urand22, rmatg22, rgg22, grid2k, written by gen_graphs.py
 # (node 0 lies in the largest component, so it is BC's source). The CPU references run in parallel.
 # Run on the GPU machine from the repository root with the release binary at .carry/irgc; ../shared does not
-# travel, so copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
+# travel, so scripts/carry.sh puts gen_graphs.py and data/FLA.gr.xz into .carry/.
 #   GPU_GAP_GRAPHS   which graph classes (default "kron22 road urand22 rmatg22 rgg22 grid2k")
 #   GPU_GAP_PROGRAMS which programs (default the four above)
 #   GPU_GAP_RUNS     timed runs (default 3)

@@ -7,7 +7,7 @@
 #   GPU_NP_PROGRAMS  programs (default: those with scheduled loops)
 #   GPU_NP_RUNS      timed runs (default 3)
 #   GPU_NP_DIR       where the graphs go (default /tmp/g)
-# ../shared does not travel to the GPU machine: copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
+# ../shared does not travel to the GPU machine: scripts/carry.sh puts gen_graphs.py and data/FLA.gr.xz into .carry/.
 set -u
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_NP_DIR:-/tmp/g}

@@ -23,7 +23,7 @@
 #   GPU_OUTLINE_RUNS     timed runs in 3 (default 5)
 #   GPU_OUTLINE_PARTS    which parts run (default "1 2 3 4 5 6")
 #   GPU_OUTLINE_DIR      where the graphs go (default /tmp/g)
-# ../shared does not travel to the GPU machine: copy gen_graphs.py and data/FLA.gr.xz into .carry/ first.
+# ../shared does not travel to the GPU machine: scripts/carry.sh puts gen_graphs.py and data/FLA.gr.xz into .carry/.
 set -u -o pipefail
 . "$(dirname "$0")/gpu-env.sh"
 DIR=${GPU_OUTLINE_DIR:-/tmp/g}

@@ -98,20 +98,22 @@ fn jp_ldf_needs_no_more_colours_than_ipgc_on_skewed_graphs() {
     }
 }
 
+/// The colouring `program` writes for `graph` on `threads` threads (verified), and the pipe rounds `--stats` reports
+/// (none for a program without a pipe).
+fn colouring(program: &str, graph: &str, threads: &str) -> (String, Option<u64>) {
+    let out = temp("color.txt");
+    let stats = run_verified(program, graph, &["--threads", threads, "--stats", "--out", out.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
+    std::fs::remove_file(&out).ok();
+    let rounds = stats.lines().find_map(|l| l.strip_prefix("pipe rounds: ")?.split(',').next()?.trim().parse().ok());
+    (text, rounds)
+}
+
 /// Jones-Plassmann colours in priority order whatever the threads do, so one thread and two give the same file.
 #[test]
 fn jp_ldf_is_deterministic() {
     let graph = "gen:rmat:scale=13,ef=16,seed=1";
-    let files: Vec<String> = ["1", "2"]
-        .iter()
-        .map(|t| {
-            let out = temp("color.txt");
-            run_verified("programs/coloring/jp_ldf.irg", graph, &["--threads", t, "--out", out.to_str().unwrap()]);
-            let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
-            std::fs::remove_file(&out).ok();
-            text
-        })
-        .collect();
+    let files: Vec<String> = ["1", "2"].iter().map(|t| colouring("programs/coloring/jp_ldf.irg", graph, t).0).collect();
     assert!(files[0] == files[1], "jp_ldf gave different colourings on 1 and 2 threads");
 }
 
@@ -128,16 +130,9 @@ fn jp_async_and_jp_shortcut_colour_exactly_as_jp_ldf() {
         "gen:grid:w=64,h=64,seed=6",
         "gen:rmat:scale=13,ef=32,seed=1",
     ] {
-        let colouring = |program: &str, threads: &str| {
-            let out = temp("color.txt");
-            run_verified(program, graph, &["--threads", threads, "--out", out.to_str().unwrap()]);
-            let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
-            std::fs::remove_file(&out).ok();
-            text
-        };
-        let want = colouring("programs/coloring/jp_ldf.irg", "2");
+        let (want, _) = colouring("programs/coloring/jp_ldf.irg", graph, "2");
         for (program, threads) in [("jp_async", "1"), ("jp_async", "2"), ("jp_shortcut", "1"), ("jp_shortcut", "2")] {
-            let got = colouring(&format!("programs/coloring/{program}.irg"), threads);
+            let (got, _) = colouring(&format!("programs/coloring/{program}.irg"), graph, threads);
             assert!(got == want, "{program} on {threads} thread(s) differs from jp_ldf on {graph}");
         }
     }
@@ -159,25 +154,14 @@ fn nearly_complete_graph() -> std::path::PathBuf {
     graph
 }
 
-/// The colouring `program` writes for `graph` on two threads (verified), and the pipe rounds `--stats` reports (none
-/// for a program without a pipe).
-fn colouring_and_rounds(program: &str, graph: &str) -> (String, Option<u64>) {
-    let out = temp("color.txt");
-    let stats = run_verified(program, graph, &["--threads", "2", "--stats", "--out", out.to_str().unwrap()]);
-    let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
-    std::fs::remove_file(&out).ok();
-    let rounds = stats.lines().find_map(|l| l.strip_prefix("pipe rounds: ")?.split(',').next()?.trim().parse().ok());
-    (text, rounds)
-}
-
 /// A node whose 256 first colours are all taken by higher neighbours is left by `jp_ldf`'s `colour` for
 /// `colour_far`: on a nearly complete graph of 400 nodes (313 colours) the colouring is still the greedy one, the
 /// same file as `jp_async`'s, and uses colours past 256.
 #[test]
 fn jp_ldf_colours_past_256_as_greedy_does() {
     let graph = nearly_complete_graph();
-    let (want, _) = colouring_and_rounds("programs/coloring/jp_async.irg", graph.to_str().unwrap());
-    let (got, _) = colouring_and_rounds("programs/coloring/jp_ldf.irg", graph.to_str().unwrap());
+    let (want, _) = colouring("programs/coloring/jp_async.irg", graph.to_str().unwrap(), "2");
+    let (got, _) = colouring("programs/coloring/jp_ldf.irg", graph.to_str().unwrap(), "2");
     std::fs::remove_file(&graph).ok();
     assert!(got == want, "jp_ldf differs from jp_async on a nearly complete graph");
     let most = got.lines().filter_map(|l| l.split_whitespace().last()?.parse::<u32>().ok()).max();
@@ -199,10 +183,10 @@ fn the_bench_candidates_colour_exactly_as_jp_ldf() {
         dense.to_str().unwrap(),
     ];
     for graph in graphs {
-        let (want, ldf_rounds) = colouring_and_rounds("programs/coloring/jp_ldf.irg", graph);
-        let (taken, _) = colouring_and_rounds("scripts/bench/jp_ldf_taken.irg", graph);
+        let (want, ldf_rounds) = colouring("programs/coloring/jp_ldf.irg", graph, "2");
+        let (taken, _) = colouring("scripts/bench/jp_ldf_taken.irg", graph, "2");
         assert!(taken == want, "jp_ldf_taken differs from jp_ldf on {graph}");
-        let (shortcut, rounds) = colouring_and_rounds("scripts/bench/jp_rounds_shortcut.irg", graph);
+        let (shortcut, rounds) = colouring("scripts/bench/jp_rounds_shortcut.irg", graph, "2");
         assert!(shortcut == want, "jp_rounds_shortcut differs from jp_ldf on {graph}");
         let (rounds, ldf_rounds) = (rounds.expect("a pipe"), ldf_rounds.expect("a pipe"));
         assert!(rounds < ldf_rounds, "jp_rounds_shortcut took {rounds} rounds on {graph}, jp_ldf {ldf_rounds}");
