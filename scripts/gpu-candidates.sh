@@ -4,10 +4,12 @@
 # equal the first program's, then `irgc bench --backend cuda` times them side by side (every row verified), then
 # compute-sanitizer runs on each candidate. Run on the GPU machine from the repository root, after
 # scripts/carry.sh here.
-#   GPU_CANDIDATES         programs, the shipped one first (default: jp_ldf and the two colouring candidates)
+#   GPU_CANDIDATES         programs, the shipped one first (default: jp_ldf and the three colouring candidates)
 #   GPU_CANDIDATES_GRAPHS  class names (default: urand22 rmatg22 rgg22 kron22)
 #   GPU_CANDIDATES_RUNS    timed runs (default 5)
 #   GPU_CANDIDATES_ROUNDS  bench passes over the programs, for run-to-run spread (default 2)
+#   GPU_CANDIDATES_VARIANTS  params (NAME=VALUE, space-separated) that each give one more digest check and bench
+#                          pass, of the programs that declare NAME (default: words=8, jp_rounds_shortcut's marks)
 #   GPU_CANDIDATES_SANITIZE  the graph compute-sanitizer runs on (default gen:rmat:scale=10; empty: none)
 #   GPU_CANDIDATES_DIR     where the graphs go (default /tmp/g)
 #   GPU_CANDIDATES_BACKEND cuda (default), or cpu to try the script on a machine without a GPU (no sanitizer then)
@@ -20,16 +22,25 @@ ROUNDS=${GPU_CANDIDATES_ROUNDS:-2}
 SANITIZE_GRAPH=${GPU_CANDIDATES_SANITIZE-gen:rmat:scale=10}
 BACKEND=${GPU_CANDIDATES_BACKEND:-cuda}
 [ "$BACKEND" = cuda ] || SANITIZE_GRAPH=""
-read -r -a PROGRAMS <<<"${GPU_CANDIDATES:-programs/coloring/jp_ldf.irg scripts/bench/jp_ldf_taken.irg scripts/bench/jp_rounds_shortcut.irg}"
+VARIANTS=${GPU_CANDIDATES_VARIANTS-words=8}
+DEFAULT="programs/coloring/jp_ldf.irg scripts/bench/jp_ldf_taken.irg scripts/bench/jp_rounds_shortcut.irg"
+DEFAULT+=" scripts/bench/jp_masks.irg"
+read -r -a PROGRAMS <<<"${GPU_CANDIDATES:-$DEFAULT}"
 # shellcheck disable=SC2086
 gen_graphs "$DIR" $GRAPHS || exit 1
+# `digest PROGRAM GRAPH [OPTIONS...]`: the digest and pipe rounds of one verified-free run, as "DIGEST ROUNDS".
+digest() {
+  local p=$1 g=$2
+  shift 2
+  timeout 300 "$IRGC" run --backend "$BACKEND" --no-check-bounds --stats --graph "$DIR/$g.gr" "$@" "$p" 2>&1 |
+    awk '/^pipe rounds/ { r = $3; sub(/,$/, "", r) } /^digest/ { d = $2 } END { print d, r }'
+}
 status=0
 for g in $GRAPHS; do
   echo "== $g: digests"
   want=""
   for p in "${PROGRAMS[@]}"; do
-    d=$(timeout 300 "$IRGC" run --backend "$BACKEND" --no-check-bounds --stats --graph "$DIR/$g.gr" "$p" 2>&1 |
-      awk '/^pipe rounds/ { r = $3; sub(/,$/, "", r) } /^digest/ { d = $2 } END { print d, r }')
+    d=$(digest "$p" "$g")
     echo "  $(basename "$p" .irg) digest ${d% *} rounds ${d#* }"
     if [ -z "$want" ]; then
       want=${d% *}
@@ -41,6 +52,23 @@ for g in $GRAPHS; do
   for round in $(seq "$ROUNDS"); do
     echo "== $g: bench, pass $round"
     BENCH_TIMEOUT=500 bench_rows "$BACKEND" --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" "${PROGRAMS[@]}" || status=1
+  done
+  for v in $VARIANTS; do
+    declaring=()
+    for p in "${PROGRAMS[@]}"; do
+      grep -q "^param ${v%%=*}:" "$p" && declaring+=("$p")
+    done
+    [ ${#declaring[@]} -gt 0 ] || continue
+    for p in "${declaring[@]}"; do
+      d=$(digest "$p" "$g" --param "$v")
+      echo "  $(basename "$p" .irg) --param $v digest ${d% *} rounds ${d#* }"
+      [ "${d% *}" = "$want" ] || { echo "  MISMATCH: $(basename "$p" .irg) --param $v"; status=1; }
+    done
+    for round in $(seq "$ROUNDS"); do
+      echo "== $g: bench with --param $v, pass $round"
+      BENCH_TIMEOUT=500 bench_rows "$BACKEND" --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" --param "$v" \
+        "${declaring[@]}" || status=1
+    done
   done
 done
 if [ -n "$SANITIZE_GRAPH" ]; then

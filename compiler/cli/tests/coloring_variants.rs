@@ -101,8 +101,15 @@ fn jp_ldf_needs_no_more_colours_than_ipgc_on_skewed_graphs() {
 /// The colouring `program` writes for `graph` on `threads` threads (verified), and the pipe rounds `--stats` reports
 /// (none for a program without a pipe).
 fn colouring(program: &str, graph: &str, threads: &str) -> (String, Option<u64>) {
+    colouring_with(program, graph, threads, &[])
+}
+
+/// [`colouring`] with more options for `irgc run` (e.g. a `--param`).
+fn colouring_with(program: &str, graph: &str, threads: &str, options: &[&str]) -> (String, Option<u64>) {
     let out = temp("color.txt");
-    let stats = run_verified(program, graph, &["--threads", threads, "--stats", "--out", out.to_str().unwrap()]);
+    let mut args = vec!["--threads", threads, "--stats", "--out", out.to_str().unwrap()];
+    args.extend_from_slice(options);
+    let stats = run_verified(program, graph, &args);
     let text = std::fs::read_to_string(&out).expect("--out wrote the colours");
     std::fs::remove_file(&out).ok();
     let rounds = stats.lines().find_map(|l| l.strip_prefix("pipe rounds: ")?.split(',').next()?.trim().parse().ok());
@@ -169,8 +176,12 @@ fn jp_ldf_colours_past_256_as_greedy_does() {
 }
 
 /// The candidates in `scripts/bench` that the GPU compares with `jp_ldf` must give its colouring: `jp_ldf_taken`
-/// (colours 1..256 marked in a node's own words instead of a list of higher neighbours) and `jp_rounds_shortcut`
-/// (ECL-GC's shortcut in rounds, whose early colour is the one greedy gives), which must also take fewer rounds.
+/// (colours 1..256 marked in a node's own words instead of a list of higher neighbours), `jp_rounds_shortcut`
+/// (ECL-GC's shortcut in rounds, whose early colour is the one greedy gives), which must also take fewer rounds, and
+/// fewer still the more colours its `taken` words mark, and `jp_masks` (the shortcut with ECL-GC's masks of possible
+/// colours, read from the neighbours in one racing kernel a round), which must also take fewer rounds. The R-MAT
+/// graphs and the Kronecker graph have nodes of degree above 64, which `jp_masks` handles with a list, beside the
+/// masks of the others; the 400-node graph has nodes whose colour is past 64 (`colour_far`).
 #[test]
 fn the_bench_candidates_colour_exactly_as_jp_ldf() {
     let dense = nearly_complete_graph();
@@ -190,8 +201,24 @@ fn the_bench_candidates_colour_exactly_as_jp_ldf() {
         assert!(shortcut == want, "jp_rounds_shortcut differs from jp_ldf on {graph}");
         let (rounds, ldf_rounds) = (rounds.expect("a pipe"), ldf_rounds.expect("a pipe"));
         assert!(rounds < ldf_rounds, "jp_rounds_shortcut took {rounds} rounds on {graph}, jp_ldf {ldf_rounds}");
+        let (masks, rounds) = colouring("scripts/bench/jp_masks.irg", graph, "2");
+        assert!(masks == want, "jp_masks differs from jp_ldf on {graph}");
+        let rounds = rounds.expect("a pipe");
+        assert!(rounds < ldf_rounds, "jp_masks took {rounds} rounds on {graph}, jp_ldf {ldf_rounds}");
     }
-    std::fs::remove_file(&dense).ok();
+    // How many colours `taken` marks changes the rounds, not the colouring: on the 400-node graph (313 colours), one
+    // word leaves every node past colour 64 to `colour_far`, and 8 words (512 colours) mark them all.
+    let dense = dense.to_str().unwrap();
+    let (want, _) = colouring("programs/coloring/jp_ldf.irg", dense, "2");
+    let shortcut = "scripts/bench/jp_rounds_shortcut.irg";
+    let mut rounds = Vec::new();
+    for words in ["1", "4", "8"] {
+        let (got, r) = colouring_with(shortcut, dense, "2", &["--param", &format!("words={words}")]);
+        assert!(got == want, "jp_rounds_shortcut with {words} words differs from jp_ldf on the 400-node graph");
+        rounds.push(r.expect("a pipe"));
+    }
+    assert!(rounds[0] > rounds[1] && rounds[1] > rounds[2], "rounds with 1, 4 and 8 words: {rounds:?}");
+    std::fs::remove_file(dense).ok();
 }
 
 /// A sweep whose items wait for each other across the whole space finishes them all, in order: node v waits for
