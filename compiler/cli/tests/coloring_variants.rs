@@ -147,12 +147,14 @@ fn jp_async_and_jp_shortcut_colour_exactly_as_jp_ldf() {
 
 /// A nearly complete graph of 400 nodes that needs 313 colours, so the colour kernels' passes past 256 run.
 fn nearly_complete_graph() -> std::path::PathBuf {
-    let n = 400u32;
-    let edges: Vec<(u32, u32)> = (0..n)
-        .flat_map(|i| (0..i).map(move |j| (i, j)))
-        .filter(|&(i, j)| (i * 7 + j * 13) % 97 != 0 || i % 4 != 0)
-        .collect();
-    let graph = temp("dense.mtx");
+    dense_graph("dense.mtx", 400, |i, j| (i * 7 + j * 13) % 97 != 0 || i % 4 != 0)
+}
+
+/// The undirected graph on `n` nodes with the edges {i, j} (j < i) that `keep` keeps, as a Matrix Market file.
+fn dense_graph(name: &str, n: u32, keep: impl Fn(u32, u32) -> bool) -> std::path::PathBuf {
+    let edges: Vec<(u32, u32)> =
+        (0..n).flat_map(|i| (0..i).map(move |j| (i, j))).filter(|&(i, j)| keep(i, j)).collect();
+    let graph = temp(name);
     let mut text = format!("%%MatrixMarket matrix coordinate pattern symmetric\n{n} {n} {}\n", edges.len());
     for (i, j) in &edges {
         text += &format!("{} {}\n", i + 1, j + 1);
@@ -181,10 +183,20 @@ fn jp_ldf_colours_past_256_as_greedy_does() {
 /// fewer still the more colours its `taken` words mark, and `jp_masks` (the shortcut with ECL-GC's masks of possible
 /// colours, read from the neighbours in one racing kernel a round), which must also take fewer rounds. The R-MAT
 /// graphs and the Kronecker graph have nodes of degree above 64, which `jp_masks` handles with a list, beside the
-/// masks of the others; the 400-node graph has nodes whose colour is past 64 (`colour_far`).
+/// masks of the others; the 400-node graph has nodes whose colour is past 64 (`colour_far`), and in the complete graph
+/// on 65 nodes a node of degree 64 needs colour 65.
 #[test]
 fn the_bench_candidates_colour_exactly_as_jp_ldf() {
     let dense = nearly_complete_graph();
+    // The complete graph on 65 nodes: each has degree 64 and the last needs colour 65, one past `jp_masks`'s masks.
+    // No shortcut can cut its rounds (every uncoloured neighbour may still take any colour), so it has no rounds to
+    // compare.
+    let k65 = dense_graph("k65.mtx", 65, |_, _| true);
+    let (want, _) = colouring("programs/coloring/jp_ldf.irg", k65.to_str().unwrap(), "2");
+    for program in ["jp_ldf_taken", "jp_rounds_shortcut", "jp_masks"] {
+        let (got, _) = colouring(&format!("scripts/bench/{program}.irg"), k65.to_str().unwrap(), "2");
+        assert!(got == want, "{program} differs from jp_ldf on the complete graph on 65 nodes");
+    }
     let graphs = [
         "gen:rmat:scale=13,ef=16,seed=1",
         "gen:rmat:scale=13,ef=32,seed=1",
@@ -219,6 +231,7 @@ fn the_bench_candidates_colour_exactly_as_jp_ldf() {
     }
     assert!(rounds[0] > rounds[1] && rounds[1] > rounds[2], "rounds with 1, 4 and 8 words: {rounds:?}");
     std::fs::remove_file(dense).ok();
+    std::fs::remove_file(&k65).ok();
 }
 
 /// A sweep whose items wait for each other across the whole space finishes them all, in order: node v waits for
