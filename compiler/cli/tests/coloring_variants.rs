@@ -180,11 +180,11 @@ fn jp_ldf_colours_past_256_as_greedy_does() {
 /// The candidates in `scripts/bench` that the GPU compares with `jp_ldf` must give its colouring: `jp_ldf_taken`
 /// (colours 1..256 marked in a node's own words instead of a list of higher neighbours), `jp_rounds_shortcut`
 /// (ECL-GC's shortcut in rounds, whose early colour is the one greedy gives), which must also take fewer rounds, and
-/// fewer still the more colours its `taken` words mark, and `jp_masks` (the shortcut with ECL-GC's masks of possible
-/// colours, read from the neighbours in one racing kernel a round), which must also take fewer rounds. The R-MAT
-/// graphs and the Kronecker graph have nodes of degree above 64, which `jp_masks` handles with a list, beside the
-/// masks of the others; the 400-node graph has nodes whose colour is past 64 (`colour_far`), and in the complete graph
-/// on 65 nodes a node of degree 64 needs colour 65.
+/// fewer still the more colours its `taken` words mark, and `jp_masks` (the shortcut with ECL-GC's sets of possible
+/// colours, read from the neighbours by kernels that race), which must also take fewer rounds. The R-MAT graphs and
+/// the Kronecker graph have nodes of degree above 63, which `jp_masks` handles with a list, beside the masks of the
+/// others; the 400-node graph has nodes whose colour is past 64 (kept in `jp_masks`'s `hi` words), and in the
+/// complete graph on 65 nodes a node of degree 64 needs colour 65.
 #[test]
 fn the_bench_candidates_colour_exactly_as_jp_ldf() {
     let dense = nearly_complete_graph();
