@@ -28,31 +28,37 @@ DEFAULT+=" scripts/bench/jp_masks.irg"
 read -r -a PROGRAMS <<<"${GPU_CANDIDATES:-$DEFAULT}"
 # shellcheck disable=SC2086
 gen_graphs "$DIR" $GRAPHS || exit 1
-# `digest PROGRAM GRAPH [OPTIONS...]`: the digest and pipe rounds of one verified-free run, as "DIGEST ROUNDS".
-digest() {
-  local p=$1 g=$2
-  shift 2
-  timeout 300 "$IRGC" run --backend "$BACKEND" --no-check-bounds --stats --graph "$DIR/$g.gr" "$@" "$p" 2>&1 |
-    awk '/^pipe rounds/ { r = $3; sub(/,$/, "", r) } /^digest/ { d = $2 } END { print d, r }'
-}
 status=0
+# `check GRAPH PROGRAM [OPTIONS...]`: prints PROGRAM's digest and pipe rounds on GRAPH (a run without --verify: the
+# bench verifies). The first program's digest is the one wanted (`want`); another's that differs fails the run.
+check() {
+  local g=$1 p=$2 d
+  shift 2
+  d=$(timeout 300 "$IRGC" run --backend "$BACKEND" --no-check-bounds --stats --graph "$DIR/$g.gr" "$@" "$p" 2>&1 |
+    awk '/^pipe rounds/ { r = $3; sub(/,$/, "", r) } /^digest/ { d = $2 } END { print d, r }')
+  echo "  $(basename "$p" .irg)${*:+ $*} digest ${d% *} rounds ${d#* }"
+  if [ "$p" = "${PROGRAMS[0]}" ] && [ $# -eq 0 ]; then
+    want=${d% *}
+  elif [ "${d% *}" != "$want" ]; then
+    echo "  MISMATCH: $(basename "$p" .irg)${*:+ $*} differs from ${PROGRAMS[0]}"
+    status=1
+  fi
+}
+# `bench_passes GRAPH LABEL ARGS...`: ROUNDS bench passes of ARGS (programs and options) on GRAPH.
+bench_passes() {
+  local g=$1 label=$2 round
+  shift 2
+  for round in $(seq "$ROUNDS"); do
+    echo "== $g: bench$label, pass $round"
+    BENCH_TIMEOUT=500 bench_rows "$BACKEND" --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" "$@" || status=1
+  done
+}
 for g in $GRAPHS; do
   echo "== $g: digests"
-  want=""
   for p in "${PROGRAMS[@]}"; do
-    d=$(digest "$p" "$g")
-    echo "  $(basename "$p" .irg) digest ${d% *} rounds ${d#* }"
-    if [ -z "$want" ]; then
-      want=${d% *}
-    elif [ "${d% *}" != "$want" ]; then
-      echo "  MISMATCH: $(basename "$p" .irg) differs from ${PROGRAMS[0]}"
-      status=1
-    fi
+    check "$g" "$p"
   done
-  for round in $(seq "$ROUNDS"); do
-    echo "== $g: bench, pass $round"
-    BENCH_TIMEOUT=500 bench_rows "$BACKEND" --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" "${PROGRAMS[@]}" || status=1
-  done
+  bench_passes "$g" "" "${PROGRAMS[@]}"
   for v in $VARIANTS; do
     declaring=()
     for p in "${PROGRAMS[@]}"; do
@@ -60,15 +66,9 @@ for g in $GRAPHS; do
     done
     [ ${#declaring[@]} -gt 0 ] || continue
     for p in "${declaring[@]}"; do
-      d=$(digest "$p" "$g" --param "$v")
-      echo "  $(basename "$p" .irg) --param $v digest ${d% *} rounds ${d#* }"
-      [ "${d% *}" = "$want" ] || { echo "  MISMATCH: $(basename "$p" .irg) --param $v"; status=1; }
+      check "$g" "$p" --param "$v"
     done
-    for round in $(seq "$ROUNDS"); do
-      echo "== $g: bench with --param $v, pass $round"
-      BENCH_TIMEOUT=500 bench_rows "$BACKEND" --runs "$RUNS" --warmup 1 --graph "$DIR/$g.gr" --param "$v" \
-        "${declaring[@]}" || status=1
-    done
+    bench_passes "$g" " with --param $v" --param "$v" "${declaring[@]}"
   done
 done
 if [ -n "$SANITIZE_GRAPH" ]; then
